@@ -1,0 +1,54 @@
+import { initialTransition, transition, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import type { DurableMachine } from './durable.ts';
+import { effectsOf, type EffectAction } from './effects.ts';
+
+export interface PersistedSnapshot {
+  value: unknown;
+  context: unknown;
+  status?: string;
+}
+
+export interface StepResult {
+  /** False when the current state does not accept the event: nothing changes. */
+  accepted: boolean;
+  snapshot: PersistedSnapshot;
+  status: string;
+  effects: EffectAction[];
+}
+
+function persist(def: DurableMachine, s: SnapshotFrom<AnyStateMachine>): PersistedSnapshot {
+  const p = def.machine.getPersistedSnapshot(s) as unknown as PersistedSnapshot & { historyValue?: unknown; children?: unknown };
+  // Durable machines spawn nothing and use no history states; keep only what restores them.
+  return JSON.parse(JSON.stringify({ status: p.status, value: p.value, context: p.context })) as PersistedSnapshot;
+}
+
+export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom<AnyStateMachine> {
+  return def.machine.resolveState({ value: p.value, context: p.context } as never) as SnapshotFrom<AnyStateMachine>;
+}
+
+/** Creates the actor from its create event: initial state, then the create event itself. */
+export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): StepResult {
+  const [s0, a0] = initialTransition(def.machine, def.input(event));
+  const [s1, a1] = transition(def.machine, s0, event);
+  return { accepted: true, snapshot: persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
+}
+
+/** The pure step the engine runs inside its transaction. */
+export function step(def: DurableMachine, current: PersistedSnapshot, event: EventFromLogic<AnyStateMachine>): StepResult {
+  const prev = restore(def, current);
+  const [next, actions] = transition(def.machine, prev, event);
+  const effects = effectsOf(actions);
+  if (next === prev && actions.length === 0) {
+    return { accepted: false, snapshot: current, status: def.status(prev), effects: [] };
+  }
+  return { accepted: true, snapshot: persist(def, next), status: def.status(next), effects };
+}
+
+/** Rebuilds a snapshot from a journal: the first event creates, the rest step. */
+export function replay(def: DurableMachine, events: readonly EventFromLogic<AnyStateMachine>[]): PersistedSnapshot {
+  const [first, ...rest] = events;
+  if (!first) throw new Error('empty journal');
+  let snap = create(def, first).snapshot;
+  for (const e of rest) snap = step(def, snap, e).snapshot;
+  return snap;
+}

@@ -1,0 +1,156 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JSONCodec,
+  RetentionPolicy,
+  StorageType,
+  connect,
+  nanos,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
+import type { Bus, BusMessage, ConsumeOptions, Subscription } from './types.ts';
+import { STREAMS } from './types.ts';
+
+export interface NatsBusOptions {
+  url: string;
+  /** Prefix of every subject and stream name; lets tests share one server without crosstalk. */
+  namespace?: string;
+  /** How long JetStream keeps messages; consumers that fall further behind lose them. */
+  maxAgeMs?: number;
+}
+
+const codec = JSONCodec();
+
+/** NATS JetStream adapter: durable streams with `Nats-Msg-Id` dedupe and durable pull consumers. */
+export class NatsBus implements Bus {
+  readonly kind = 'nats' as const;
+  private readonly subs = new Set<Subscription>();
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    readonly namespace: string,
+  ) {}
+
+  static async connect(opts: NatsBusOptions): Promise<NatsBus> {
+    const nc = await connect({ servers: opts.url, name: 'anmpay', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const jsm = await nc.jetstreamManager();
+    const ns = opts.namespace ?? 'anmpay';
+    const bus = new NatsBus(nc, nc.jetstream(), jsm, ns);
+    for (const [name, subjects] of Object.entries(STREAMS)) {
+      const cfg = {
+        name: bus.streamName(name),
+        subjects: subjects.map((s) => `${ns}.${s}`),
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_age: nanos(opts.maxAgeMs ?? 7 * 24 * 3600_000),
+        duplicate_window: nanos(120_000),
+      };
+      try {
+        await jsm.streams.info(cfg.name);
+        await jsm.streams.update(cfg.name, cfg);
+      } catch {
+        await jsm.streams.add(cfg);
+      }
+    }
+    return bus;
+  }
+
+  private streamName(name: string): string {
+    return `${this.namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_${name}`;
+  }
+
+  private streamFor(subject: string): string {
+    const root = subject.split('.')[0];
+    for (const [name, subjects] of Object.entries(STREAMS)) {
+      if (subjects.some((s) => s.split('.')[0] === root)) return this.streamName(name);
+    }
+    throw new Error(`no stream owns subject ${subject}`);
+  }
+
+  async publish(subject: string, data: unknown, opts: { msgId?: string } = {}): Promise<void> {
+    await this.js.publish(`${this.namespace}.${subject}`, codec.encode(data), opts.msgId ? { msgID: opts.msgId } : undefined);
+  }
+
+  async consume(opts: ConsumeOptions): Promise<Subscription> {
+    const stream = this.streamFor(opts.subject);
+    const concurrency = opts.concurrency ?? 1;
+    const durable = opts.durable.replace(/[^A-Za-z0-9_-]/g, '_');
+    try {
+      await this.jsm.consumers.info(stream, durable);
+    } catch {
+      await this.jsm.consumers.add(stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: `${this.namespace}.${opts.subject}`,
+        ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+        max_deliver: -1,
+        max_ack_pending: 10_000,
+      });
+    }
+    const consumer = await this.js.consumers.get(stream, durable);
+    const messages = await consumer.consume({ max_messages: Math.max(concurrency * 2, 16) });
+    const prefix = this.namespace.length + 1;
+    let inflight = 0;
+    let wake: (() => void) | undefined;
+    const done = (async () => {
+      for await (const m of messages) {
+        while (inflight >= concurrency) await new Promise<void>((r) => (wake = r));
+        inflight += 1;
+        const msg: BusMessage = {
+          subject: m.subject.slice(prefix),
+          data: codec.decode(m.data),
+          msgId: m.headers?.get('Nats-Msg-Id') || undefined,
+          deliveries: m.info.redeliveryCount,
+          ack: () => m.ack(),
+          nak: (delayMs?: number) => m.nak(delayMs),
+        };
+        void opts
+          .handler(msg)
+          .catch(() => m.nak(1000))
+          .finally(() => {
+            inflight -= 1;
+            const w = wake;
+            wake = undefined;
+            w?.();
+          });
+      }
+    })();
+    const sub: Subscription = {
+      stop: async () => {
+        this.subs.delete(sub);
+        await messages.close();
+        await done.catch(() => undefined);
+      },
+    };
+    this.subs.add(sub);
+    return sub;
+  }
+
+  emit(subject: string, data: unknown): void {
+    this.nc.publish(`${this.namespace}.${subject}`, codec.encode(data));
+  }
+
+  listen(subject: string, fn: (subject: string, data: unknown) => void): Subscription {
+    const sub = this.nc.subscribe(`${this.namespace}.${subject}`);
+    const prefix = this.namespace.length + 1;
+    void (async () => {
+      for await (const m of sub) fn(m.subject.slice(prefix), codec.decode(m.data));
+    })();
+    return { stop: async () => sub.unsubscribe() };
+  }
+
+  /** Removes this namespace's streams (tests). */
+  async dispose(): Promise<void> {
+    for (const name of Object.keys(STREAMS)) await this.jsm.streams.delete(this.streamName(name)).catch(() => false);
+  }
+
+  async close(): Promise<void> {
+    for (const s of [...this.subs]) await s.stop();
+    await this.nc.drain().catch(() => undefined);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The database port. Two adapters implement it: PostgreSQL through `pg` and the embedded
+ * PGlite. Everything above storage/ speaks SQL through this interface only, so the same
+ * repositories and engine run on both.
+ */
+export type SqlParam = string | number | bigint | boolean | null | Date | Uint8Array | readonly unknown[] | Record<string, unknown>;
+
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<QueryResult<Row>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `fn` inside one transaction; commits when it resolves, rolls back when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Serialises values the way both drivers accept them: bigint as text, objects as JSON. */
+export function toDriverParam(value: SqlParam): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}

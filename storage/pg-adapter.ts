@@ -1,0 +1,54 @@
+import pg from 'pg';
+import type { Db, Queryable, QueryResult, SqlParam } from './db.ts';
+import { toDriverParam } from './db.ts';
+
+// int8 and numeric come back as strings; callers turn them into bigint where they mean money.
+pg.types.setTypeParser(20, (v) => v);
+
+export interface PgOptions {
+  connectionString: string;
+  max?: number;
+}
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<Row>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<Row>> {
+      const res = await client.query(sql, params.map(toDriverParam));
+      return { rows: res.rows as Row[], rowCount: res.rowCount ?? 0 };
+    },
+  };
+}
+
+export async function openPg(opts: PgOptions): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.max ?? 16 });
+  // A dropped idle connection (server restart) must not crash the process; the pool reconnects.
+  pool.on('error', () => undefined);
+  const direct = wrap(pool);
+  await direct.query('SELECT 1');
+  return {
+    kind: 'postgres',
+    query: direct.query,
+    async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const out = await fn(wrap(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
