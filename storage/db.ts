@@ -11,7 +11,9 @@ export interface QueryResult<Row> {
 }
 
 export interface Queryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<QueryResult<Row>>;
+  query: <Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]) => Promise<QueryResult<Row>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec: (sql: string) => Promise<void>;
 }
 
 export interface Db extends Queryable {

@@ -31,7 +31,7 @@ export async function migrate(db: Db): Promise<string[]> {
       await q.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       const done = await q.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
       if (done.rowCount > 0) return;
-      await q.query(m.sql);
+      await q.exec(m.sql);
       await q.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
       applied.push(m.name);
     });

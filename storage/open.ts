@@ -11,12 +11,13 @@ export interface StorageConfig {
   /** PGlite data directory; `memory` keeps it in memory. */
   dataDir?: string | undefined;
   poolSize?: number | undefined;
+  schema?: string | undefined;
 }
 
 export async function openDb(cfg: StorageConfig): Promise<Db> {
   let db: Db;
   if (cfg.databaseUrl) {
-    db = await openPg({ connectionString: cfg.databaseUrl, max: cfg.poolSize });
+    db = await openPg({ connectionString: cfg.databaseUrl, max: cfg.poolSize, schema: cfg.schema });
   } else if (cfg.dataDir === 'memory') {
     db = await openPglite();
   } else {

@@ -8,6 +8,8 @@ pg.types.setTypeParser(20, (v) => v);
 export interface PgOptions {
   connectionString: string;
   max?: number;
+  /** Schema to create and put first on the search path (tests isolate themselves this way). */
+  schema?: string;
 }
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
@@ -16,11 +18,24 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
       const res = await client.query(sql, params.map(toDriverParam));
       return { rows: res.rows as Row[], rowCount: res.rowCount ?? 0 };
     },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
   };
 }
 
 export async function openPg(opts: PgOptions): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.max ?? 16 });
+  if (opts.schema && !/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error('invalid schema name');
+  if (opts.schema) {
+    const admin = new pg.Client({ connectionString: opts.connectionString });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}`).finally(() => admin.end());
+  }
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.max ?? 16,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
   // A dropped idle connection (server restart) must not crash the process; the pool reconnects.
   pool.on('error', () => undefined);
   const direct = wrap(pool);
@@ -28,6 +43,7 @@ export async function openPg(opts: PgOptions): Promise<Db> {
   return {
     kind: 'postgres',
     query: direct.query,
+    exec: direct.exec,
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken = false;

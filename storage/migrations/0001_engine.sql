@@ -42,6 +42,7 @@ CREATE TABLE timers (
   actor_id   text NOT NULL,
   name       text NOT NULL,
   kind       text NOT NULL,
+  event_type text NOT NULL,
   fire_at    timestamptz NOT NULL,
   generation integer NOT NULL,
   fired_at   timestamptz,

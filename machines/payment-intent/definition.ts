@@ -1,0 +1,18 @@
+import type { DurableMachine } from '../kit/durable.ts';
+import { paymentIntentEvents } from './events.ts';
+import { paymentIntentMachine } from './machine.ts';
+
+/** How the runtime hosts payment intents: actor kind `payment_intent`, machine version 1. */
+export const paymentIntentDefinition: DurableMachine<typeof paymentIntentMachine> = {
+  kind: 'payment_intent',
+  version: 1,
+  machine: paymentIntentMachine,
+  events: paymentIntentEvents,
+  createEvent: 'intent.create',
+  input: (e) => {
+    if (e.type !== 'intent.create') throw new TypeError(`payment_intent is created by intent.create, not ${e.type}`);
+    return e;
+  },
+  // The top-level state name is the public status (every state is atomic).
+  status: (s) => String(s.value),
+};

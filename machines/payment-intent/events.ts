@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/**
+ * Every event the payment-intent actor accepts. The runtime validates with
+ * `paymentIntentEvents` before its transaction, so the machine only ever sees these shapes.
+ * Amounts are nANM decimal strings (spec rule 2): bigints do not survive JSON.
+ */
+
+export const DEFAULT_REQUIRED_CONFIRMATIONS = 12;
+export const DEFAULT_MONITOR_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+const nanmString = z.string().regex(/^[0-9]+$/, 'nANM decimal string');
+const positiveNanm = z.string().regex(/^[0-9]*[1-9][0-9]*$/, 'nANM decimal string greater than zero');
+const unixMs = z.number().int().nonnegative();
+const nonEmpty = z.string().min(1);
+
+/** Engine envelope: a dedupe id and the time the fact happened. */
+const base = { id: nonEmpty, at: unixMs };
+
+/** What one transaction pays to the intent's payment address and to the treasury. */
+const txLegs = { tx_hash: nonEmpty, from: nonEmpty, merchant_leg: nanmString, fee_leg: nanmString };
+
+export const quoteSchema = z.object({ rate: z.string().regex(/^[0-9]+(\.[0-9]+)?$/), source: nonEmpty, at: unixMs });
+
+export const intentCreate = z.object({
+  type: z.literal('intent.create'),
+  ...base,
+  intent_id: nonEmpty,
+  merchant_id: nonEmpty,
+  mode: z.enum(['live', 'test']),
+  currency: nonEmpty,
+  requested_amount: z.string().nullable(),
+  anm_amount: positiveNanm,
+  merchant_order_id: z.string().nullable().default(null),
+  description: z.string().nullable().default(null),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  success_url: z.string().nullable().default(null),
+  cancel_url: z.string().nullable().default(null),
+  payment_address: nonEmpty,
+  treasury_address: nonEmpty,
+  payment_reference: nonEmpty,
+  expires_at: unixMs,
+  required_confirmations: z.number().int().positive().default(DEFAULT_REQUIRED_CONFIRMATIONS),
+  monitor_window_ms: z.number().int().nonnegative().default(DEFAULT_MONITOR_WINDOW_MS),
+  quote: quoteSchema.nullable().default(null),
+});
+
+export const intentCancel = z.object({ type: z.literal('intent.cancel'), ...base });
+
+export const txSeen = z.object({ type: z.literal('chain.tx.seen'), ...base, ...txLegs });
+
+export const txIncluded = z.object({
+  type: z.literal('chain.tx.included'),
+  ...base,
+  ...txLegs,
+  block_height: z.number().int().nonnegative(),
+  block_hash: nonEmpty,
+  receipt: z.enum(['success', 'failed']),
+  /** Chain head when the signal was produced; confirmations = head - block_height + 1. */
+  head: z.number().int().nonnegative(),
+});
+
+export const txDropped = z.object({ type: z.literal('chain.tx.dropped'), ...base, tx_hash: nonEmpty });
+
+export const chainBlock = z.object({ type: z.literal('chain.block'), ...base, head: z.number().int().nonnegative() });
+
+/** The block holding `tx_hash` left the canonical chain. */
+export const chainReorged = z.object({ type: z.literal('chain.reorged'), ...base, tx_hash: nonEmpty, head: z.number().int().nonnegative() });
+
+export const timerExpired = z.object({ type: z.literal('timer.expired'), ...base, timer: nonEmpty, generation: z.number().int() });
+
+export const refundConfirmed = z.object({ type: z.literal('refund.confirmed'), ...base, refund_id: nonEmpty, amount: positiveNanm });
+
+export const paymentIntentEvents = z.discriminatedUnion('type', [
+  intentCreate,
+  intentCancel,
+  txSeen,
+  txIncluded,
+  txDropped,
+  chainBlock,
+  chainReorged,
+  timerExpired,
+  refundConfirmed,
+]);
+
+export type IntentCreateEvent = z.infer<typeof intentCreate>;
+export type IntentCancelEvent = z.infer<typeof intentCancel>;
+export type TxSeenEvent = z.infer<typeof txSeen>;
+export type TxIncludedEvent = z.infer<typeof txIncluded>;
+export type TxDroppedEvent = z.infer<typeof txDropped>;
+export type ChainBlockEvent = z.infer<typeof chainBlock>;
+export type ChainReorgedEvent = z.infer<typeof chainReorged>;
+export type TimerExpiredEvent = z.infer<typeof timerExpired>;
+export type RefundConfirmedEvent = z.infer<typeof refundConfirmed>;
+export type PaymentIntentEvent = z.infer<typeof paymentIntentEvents>;
+export type Quote = z.infer<typeof quoteSchema>;
+
+/** Events that name a transaction and what it pays. */
+export type TxLegsEvent = TxSeenEvent | TxIncludedEvent;

@@ -1,0 +1,230 @@
+import { and, assign, not, or, setup } from 'xstate';
+import { effectActions } from '../kit/effects.ts';
+import { initialContext, type PaymentIntentContext, type PaymentIntentInput } from './context.ts';
+import type { PaymentIntentEvent } from './events.ts';
+import * as rules from './rules.ts';
+import { webhookData, type PaymentIntentStatus } from './view.ts';
+
+/**
+ * The payment intent as a durable actor (DESIGN §4 "Payment intent transitions"). Chain
+ * signals, timers and commands arrive as events; webhooks and timers leave as effect actions.
+ *
+ * A transition written as `{ guard: X }` with no target and no actions is a deliberate
+ * blocker: it swallows the event before later branches see it, so the kit reports it as
+ * not accepted (one tx per intent, late-payment window, duplicate signals).
+ */
+
+type Ctx = PaymentIntentContext;
+type Reason = (ctx: Ctx, e: PaymentIntentEvent) => string | null;
+
+/** Every webhook carries the state the intent is in once this step's context is assigned. */
+function webhook(type: string, status: PaymentIntentStatus, reason?: Reason) {
+  return {
+    type: 'emitWebhook' as const,
+    params: ({ context, event }: { context: Ctx; event: PaymentIntentEvent }) => ({
+      type,
+      created: event.at,
+      data: webhookData(context, status, { reason: reason ? reason(context, event) : null }),
+    }),
+  };
+}
+
+const scheduleExpiry = {
+  type: 'scheduleTimer' as const,
+  params: ({ context }: { context: Ctx }) => ({ name: 'expiry', at: context.expires_at, event: 'timer.expired' }),
+};
+const cancelExpiry = { type: 'cancelTimer' as const, params: { name: 'expiry' } };
+
+const created = webhook('payment.created', 'AWAITING_PAYMENT');
+const detected = webhook('payment.detected', 'PAYMENT_DETECTED');
+const confirming = webhook('payment.confirming', 'CONFIRMING');
+const confirmed = webhook('payment.confirmed', 'PAID', (ctx) => rules.overpaidReason(ctx));
+const failed = webhook('payment.failed', 'FAILED');
+const underpaid = webhook('payment.underpaid', 'UNDERPAID', (ctx) => (ctx.tx ? rules.underpaidReason(ctx, ctx.tx) : null));
+const overpaid = webhook('payment.overpaid', 'OVERPAID', (ctx) => rules.overpaidReason(ctx));
+const expired = webhook('payment.expired', 'EXPIRED');
+const canceled = webhook('payment.expired', 'EXPIRED', () => 'canceled');
+// Emitted before the tx is cleared so the merchant learns which settlement was reversed.
+const reorged = {
+  type: 'emitWebhook' as const,
+  params: ({ context, event }: { context: Ctx; event: PaymentIntentEvent }) => ({
+    type: 'payment.reorged',
+    created: event.at,
+    data: webhookData(context, 'AWAITING_PAYMENT', {
+      reason: rules.reorgedReason(context, event.type === 'chain.reorged' ? event.head : 0),
+      confirmations: 0,
+    }),
+  }),
+};
+
+const pi = setup({
+  types: {
+    context: {} as PaymentIntentContext,
+    events: {} as PaymentIntentEvent,
+    input: {} as PaymentIntentInput,
+  },
+  actions: {
+    ...effectActions,
+    matchTx: assign(({ context, event }) => {
+      if (event.type !== 'chain.tx.seen' && event.type !== 'chain.tx.included') return {};
+      const inclusion = event.type === 'chain.tx.included' ? event : null;
+      return {
+        tx: {
+          hash: event.tx_hash,
+          from: event.from,
+          merchant_leg: event.merchant_leg,
+          fee_leg: event.fee_leg,
+          block_height: inclusion?.block_height ?? null,
+          block_hash: inclusion?.block_hash ?? null,
+          receipt: inclusion?.receipt ?? null,
+        },
+        confirmations: inclusion?.receipt === 'success' ? rules.confirmationsAt(inclusion.block_height, inclusion.head) : 0,
+        excess: rules.excessOf(context, event).toString(),
+      };
+    }),
+    trackDepth: assign(({ context, event }) => {
+      const h = context.tx?.block_height;
+      return event.type === 'chain.block' && h != null ? { confirmations: rules.confirmationsAt(h, event.head) } : {};
+    }),
+    settle: assign({ completed_at: ({ event }) => event.at }),
+    clearTx: assign({ tx: null, confirmations: 0, excess: '0', completed_at: null }),
+    reopen: assign(({ context, event }) => ({ expires_at: rules.reopenedDeadline(context, event.at), expired_at: null })),
+    markExpired: assign({ expired_at: ({ event }) => event.at }),
+    recordRefund: assign(({ context, event }) =>
+      event.type === 'refund.confirmed'
+        ? { refunds: [...context.refunds, { refund_id: event.refund_id, amount: event.amount, at: event.at }] }
+        : {},
+    ),
+  },
+  guards: {
+    legsShort: ({ context, event }) => rules.legsShort(context, event),
+    legsOver: ({ context, event }) => rules.legsOver(context, event),
+    depthReached: ({ context, event }) => rules.depthReached(context, event),
+    depthAdvances: ({ context, event }) => rules.depthAdvances(context, event),
+    receiptFailed: ({ context, event }) => rules.receiptFailed(context, event),
+    sameTx: ({ context, event }) => rules.sameTx(context, event),
+    otherTx: ({ context, event }) => rules.otherTx(context, event),
+    knownInclusion: ({ context, event }) => rules.knownInclusion(context, event),
+    inclusionNews: ({ context, event }) => rules.inclusionNews(context, event),
+    withinMonitoringWindow: ({ context, event }) => rules.withinMonitoringWindow(context, event),
+    expiryDue: ({ context, event }) => rules.expiryDue(context, event),
+    refundWithinCap: ({ context, event }) => rules.refundWithinCap(context, event),
+    refundCompletes: ({ context, event }) => rules.refundCompletes(context, event),
+  },
+});
+
+/** A transaction not yet known to the intent is matched and classified by its legs. */
+const newTx = pi.createStateConfig({
+  on: {
+    'chain.tx.seen': [
+      { guard: 'legsShort', target: 'UNDERPAID', actions: ['matchTx', underpaid] },
+      { guard: 'legsOver', target: 'OVERPAID', actions: ['matchTx', overpaid] },
+      { target: 'PAYMENT_DETECTED', actions: ['matchTx', detected] },
+    ],
+    'chain.tx.included': [
+      { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
+      { guard: 'legsShort', target: 'UNDERPAID', actions: ['matchTx', underpaid] },
+      { guard: and(['legsOver', 'depthReached']), target: 'PAID', actions: ['matchTx', overpaid, 'settle', confirmed] },
+      { guard: 'legsOver', target: 'OVERPAID', actions: ['matchTx', overpaid] },
+      { guard: 'depthReached', target: 'PAID', actions: ['matchTx', confirming, 'settle', confirmed] },
+      { target: 'CONFIRMING', actions: ['matchTx', confirming] },
+    ],
+  },
+});
+
+/** Pre-settlement: losing the tx (reorg or mempool drop) re-opens the intent, no webhook. */
+const reopenOnLoss = { guard: 'sameTx' as const, target: 'AWAITING_PAYMENT', actions: ['clearTx' as const, 'reopen' as const, scheduleExpiry] };
+
+/** CONFIRMING and OVERPAID: the matched tx is deepening towards settlement. */
+const inFlight = pi.createStateConfig({
+  on: {
+    'chain.tx.included': [
+      { guard: 'otherTx' },
+      { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
+      { guard: 'knownInclusion' },
+      { guard: 'depthReached', target: 'PAID', actions: ['matchTx', 'settle', confirmed] },
+      { actions: ['matchTx'] },
+    ],
+    'chain.block': [
+      { guard: 'depthReached', target: 'PAID', actions: ['trackDepth', 'settle', confirmed] },
+      { guard: 'depthAdvances', actions: ['trackDepth'] },
+    ],
+    'chain.reorged': reopenOnLoss,
+    'chain.tx.dropped': reopenOnLoss,
+  },
+});
+
+/** PAID and PARTIALLY_REFUNDED take refunds up to the cap; all settled states can be reorged. */
+const settledReorg = {
+  guard: 'sameTx' as const,
+  target: 'AWAITING_PAYMENT',
+  actions: [reorged, 'clearTx' as const, 'reopen' as const, scheduleExpiry],
+};
+const refunds = [
+  { guard: 'refundCompletes' as const, target: 'REFUNDED', actions: ['recordRefund' as const] },
+  { guard: 'refundWithinCap' as const, target: 'PARTIALLY_REFUNDED', actions: ['recordRefund' as const] },
+];
+
+export const paymentIntentMachine = pi.createMachine({
+  id: 'payment_intent',
+  initial: 'CREATED',
+  context: ({ input }) => initialContext(input),
+  states: {
+    CREATED: {
+      on: {
+        'intent.create': { target: 'AWAITING_PAYMENT', actions: [created, scheduleExpiry] },
+        'intent.cancel': { target: 'EXPIRED', actions: [cancelExpiry, 'markExpired', canceled] },
+      },
+    },
+    AWAITING_PAYMENT: {
+      // The deadline governs only this state: leaving it by any route retires the timer.
+      exit: [cancelExpiry],
+      on: {
+        'intent.cancel': { target: 'EXPIRED', actions: ['markExpired', canceled] },
+        'timer.expired': { guard: 'expiryDue', target: 'EXPIRED', actions: ['markExpired', expired] },
+        ...newTx.on,
+      },
+    },
+    PAYMENT_DETECTED: {
+      on: {
+        'chain.tx.included': [{ guard: 'otherTx' }, ...newTx.on['chain.tx.included']],
+        'chain.reorged': reopenOnLoss,
+        'chain.tx.dropped': reopenOnLoss,
+      },
+    },
+    CONFIRMING: { on: inFlight.on },
+    OVERPAID: { on: inFlight.on },
+    UNDERPAID: {
+      // Terminal for matching (one tx per intent); only the tx's own fate still moves it.
+      on: {
+        'chain.tx.included': [
+          { guard: 'otherTx' },
+          { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
+          { guard: 'inclusionNews', actions: ['matchTx'] },
+        ],
+        'chain.block': { guard: 'depthAdvances', actions: ['trackDepth'] },
+        'chain.reorged': reopenOnLoss,
+        'chain.tx.dropped': reopenOnLoss,
+      },
+    },
+    PAID: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds } },
+    PARTIALLY_REFUNDED: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds } },
+    REFUNDED: { on: { 'chain.reorged': settledReorg } },
+    EXPIRED: {
+      // Late payments: a transfer signed before expiry may still arrive within the window.
+      on: {
+        'chain.tx.seen': [{ guard: not('withinMonitoringWindow') }, ...newTx.on['chain.tx.seen']],
+        'chain.tx.included': [{ guard: not('withinMonitoringWindow') }, ...newTx.on['chain.tx.included']],
+      },
+    },
+    FAILED: {
+      // A failed receipt does not consume the reference: any tx may still satisfy the intent.
+      on: {
+        'chain.tx.seen': [{ guard: not('withinMonitoringWindow') }, ...newTx.on['chain.tx.seen']],
+        'chain.tx.included': [{ guard: or([not('withinMonitoringWindow'), 'knownInclusion']) }, ...newTx.on['chain.tx.included']],
+      },
+    },
+  },
+});
+
+export type PaymentIntentMachine = typeof paymentIntentMachine;

@@ -1,0 +1,155 @@
+import type { PaymentIntentContext } from './context.ts';
+import type { PaymentIntentEvent, TxLegsEvent } from './events.ts';
+
+/**
+ * Domain rules of a payment intent as pure functions of (context, event). The machine's
+ * guards are these functions by name; tests and the docs refer to the same names.
+ */
+
+/** How long a re-opened intent stays payable at least (DESIGN §4: default expiry 30 min). */
+export const REOPEN_GRACE_MS = 30 * 60 * 1000;
+
+export const SETTLED_STATES = ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'] as const;
+
+type Legs = Pick<TxLegsEvent, 'merchant_leg' | 'fee_leg'>;
+export type LegsVerdict = 'exact' | 'short' | 'over';
+
+function hasLegs(e: PaymentIntentEvent): e is TxLegsEvent {
+  return e.type === 'chain.tx.seen' || e.type === 'chain.tx.included';
+}
+
+/**
+ * Both legs must cover their share: a transaction that pays the merchant in full but skips the
+ * fee does not satisfy the intent. Over = both covered and at least one above.
+ */
+export function legsVerdict(ctx: PaymentIntentContext, legs: Legs): LegsVerdict {
+  const m = BigInt(legs.merchant_leg) - BigInt(ctx.merchant_amount);
+  const f = BigInt(legs.fee_leg) - BigInt(ctx.protocol_fee);
+  if (m < 0n || f < 0n) return 'short';
+  return m === 0n && f === 0n ? 'exact' : 'over';
+}
+
+/** Sum of what each leg lacks; a surplus on one leg does not pay for the other. */
+export function shortfall(ctx: PaymentIntentContext, legs: Legs): bigint {
+  const m = BigInt(ctx.merchant_amount) - BigInt(legs.merchant_leg);
+  const f = BigInt(ctx.protocol_fee) - BigInt(legs.fee_leg);
+  return (m > 0n ? m : 0n) + (f > 0n ? f : 0n);
+}
+
+/** Total paid above anm_amount by a transaction whose legs both cover their share. */
+export function excessOf(ctx: PaymentIntentContext, legs: Legs): bigint {
+  if (legsVerdict(ctx, legs) !== 'over') return 0n;
+  return BigInt(legs.merchant_leg) + BigInt(legs.fee_leg) - BigInt(ctx.anm_amount);
+}
+
+export const legsExact = (ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean => hasLegs(e) && legsVerdict(ctx, e) === 'exact';
+export const legsShort = (ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean => hasLegs(e) && legsVerdict(ctx, e) === 'short';
+export const legsOver = (ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean => hasLegs(e) && legsVerdict(ctx, e) === 'over';
+
+export function confirmationsAt(blockHeight: number, head: number): number {
+  return head >= blockHeight ? head - blockHeight + 1 : 0;
+}
+
+/** Depth an event implies for the matched tx (inclusion or a new head), or null if none. */
+function depthOf(ctx: PaymentIntentContext, e: PaymentIntentEvent): number | null {
+  if (e.type === 'chain.tx.included') return e.receipt === 'success' ? confirmationsAt(e.block_height, e.head) : null;
+  if (e.type === 'chain.block' && ctx.tx?.block_height != null && ctx.tx.receipt === 'success') return confirmationsAt(ctx.tx.block_height, e.head);
+  return null;
+}
+
+/** Spec rule 7: settlement needs a successful receipt at the required depth, nothing less. */
+export function depthReached(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  const d = depthOf(ctx, e);
+  return d !== null && d >= ctx.required_confirmations;
+}
+
+/** A new head deepens the matched tx; shallower heads are left to the reorg signal. */
+export function depthAdvances(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  const d = depthOf(ctx, e);
+  return e.type === 'chain.block' && d !== null && d > ctx.confirmations && ctx.confirmations < ctx.required_confirmations;
+}
+
+export function receiptFailed(_ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.tx.included' && e.receipt === 'failed';
+}
+
+/** The event names the matched transaction. */
+export function sameTx(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return 'tx_hash' in e && ctx.tx !== null && ctx.tx.hash === e.tx_hash;
+}
+
+/** One tx per intent (spec rule 6): once matched, other transactions are not ours. */
+export function otherTx(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return 'tx_hash' in e && !sameTx(ctx, e);
+}
+
+/** An inclusion we already know: a duplicate signal, not a new fact. */
+export function knownInclusion(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return (
+    e.type === 'chain.tx.included' &&
+    sameTx(ctx, e) &&
+    ctx.tx?.block_hash === e.block_hash &&
+    ctx.tx.receipt === e.receipt &&
+    (depthOf(ctx, e) ?? 0) <= ctx.confirmations
+  );
+}
+
+/** The matched tx landed in a new block, or its known block got deeper. */
+export function inclusionNews(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.tx.included' && sameTx(ctx, e) && !knownInclusion(ctx, e);
+}
+
+/** End of the late-payment watch: from expiry (or the deadline, if never expired) plus the window. */
+export function watchUntil(ctx: PaymentIntentContext): number {
+  return (ctx.expired_at ?? ctx.expires_at) + ctx.monitor_window_ms;
+}
+
+export function withinMonitoringWindow(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.at <= watchUntil(ctx);
+}
+
+/** The runtime drops stale generations; the deadline check also makes an early firing harmless. */
+export function expiryDue(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'timer.expired' && e.timer === 'expiry' && e.at >= ctx.expires_at;
+}
+
+/** Deadline after a reorg or drop re-opens the intent: never earlier than the original. */
+export function reopenedDeadline(ctx: PaymentIntentContext, at: number): number {
+  return Math.max(ctx.expires_at, at + REOPEN_GRACE_MS);
+}
+
+/** What the merchant received and may send back: merchant_amount plus its leg's excess. */
+export function refundCap(ctx: PaymentIntentContext): bigint {
+  const received = ctx.tx ? BigInt(ctx.tx.merchant_leg) : 0n;
+  const base = BigInt(ctx.merchant_amount);
+  return received > base ? received : base;
+}
+
+export function refunded(ctx: PaymentIntentContext): bigint {
+  return ctx.refunds.reduce((sum, r) => sum + BigInt(r.amount), 0n);
+}
+
+/** Invariant refunded <= cap; a refund id counts once. */
+export function refundWithinCap(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  if (e.type !== 'refund.confirmed' || ctx.refunds.some((r) => r.refund_id === e.refund_id)) return false;
+  const amount = BigInt(e.amount);
+  return amount > 0n && refunded(ctx) + amount <= refundCap(ctx);
+}
+
+export function refundCompletes(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return refundWithinCap(ctx, e) && e.type === 'refund.confirmed' && refunded(ctx) + BigInt(e.amount) === refundCap(ctx);
+}
+
+/** Webhook reasons (spec: present on underpaid, overpaid and reorged transitions). */
+export function underpaidReason(ctx: PaymentIntentContext, legs: Legs): string {
+  return `underpaid by ${shortfall(ctx, legs)} nANM`;
+}
+
+export function overpaidReason(ctx: PaymentIntentContext): string | null {
+  return BigInt(ctx.excess) > 0n ? `overpaid by ${ctx.excess} nANM` : null;
+}
+
+export function reorgedReason(ctx: PaymentIntentContext, head: number): string {
+  const h = ctx.tx?.block_height;
+  return `block ${h ?? '?'} holding transaction ${ctx.tx?.hash ?? '?'} was removed by a reorg (head ${head})`;
+}

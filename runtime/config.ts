@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Every setting the service reads from the environment; README's configuration table mirrors it. */
+export const configSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  NATS_URL: z.string().min(1).optional(),
+  ANMPAY_DATA_DIR: z.string().min(1).default('.data'),
+  PORT: port.default(3000),
+  MARKETPLACE_PORT: port.default(3001),
+  DEVNET_PORT: port.default(3002),
+  DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ANM_RATES: z.string().optional(),
+  RATE_SOURCE_URL: z.string().url().optional(),
+  ANMPAY_OPERATOR_TOKEN: z.string().min(16).optional(),
+  ANMPAY_KEY_PEPPER: z.string().min(16).optional(),
+  ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
+});
+
+export type Config = z.infer<typeof configSchema> & { pgDataDir: string };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`invalid configuration:\n${lines}`);
+  }
+  return { ...parsed.data, pgDataDir: path.join(parsed.data.ANMPAY_DATA_DIR, 'pg') };
+}

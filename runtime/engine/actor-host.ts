@@ -1,0 +1,309 @@
+import type { DurableMachine, EventBase } from '../../machines/kit/durable.ts';
+import type { EffectAction } from '../../machines/kit/effects.ts';
+import { create, step, type PersistedSnapshot, type StepResult } from '../../machines/kit/step.ts';
+import type { Db, Queryable } from '../../storage/db.ts';
+import type { Bus, Subscription } from '../bus/types.ts';
+import { actorSubject } from '../bus/subjects.ts';
+import { MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
+import { KeyedLanes } from './lanes.ts';
+import type { MachineRegistry } from './registry.ts';
+import { webhookEventId } from './webhook-id.ts';
+
+export interface ActorTarget {
+  kind: string;
+  id: string;
+  /** Owner columns, taken when the create event brings the actor into being. */
+  merchant?: string | null;
+  mode?: 'live' | 'test' | null;
+}
+
+export type Outcome = 'applied' | 'ignored' | 'duplicate' | 'stale_timer';
+
+export interface ApplyResult {
+  outcome: Outcome;
+  actorId: string;
+  kind: string;
+  merchant: string | null;
+  mode: string | null;
+  version: number;
+  status: string;
+  snapshot: PersistedSnapshot;
+}
+
+/** What travels on `actor.<kind>.<partition>` subjects. */
+export interface ActorEnvelope {
+  target: ActorTarget;
+  event: EventBase & Record<string, unknown>;
+}
+
+/** Published after commit on `snap.<kind>.<id>`: the live feed for SSE and the visualizer. */
+export interface SnapshotFeedItem {
+  id: string;
+  kind: string;
+  merchant: string | null;
+  mode: string | null;
+  version: number;
+  status: string;
+  snapshot: PersistedSnapshot;
+  event: string;
+}
+
+export interface ActorHostHooks {
+  /** Runs after commit and before the bus ack; fault tests kill the process here. */
+  afterCommit?(result: ApplyResult, event: EventBase): void | Promise<void>;
+}
+
+export interface ActorHostDeps {
+  db: Db;
+  bus: Bus;
+  registry: MachineRegistry;
+  hooks?: ActorHostHooks;
+  /** Called after every commit that wrote outbox rows, so the relay need not wait for its poll. */
+  onOutbox?: () => void;
+  /** An event dropped for good (malformed, or still failing after every retry). */
+  onPoison?: (envelope: ActorEnvelope, err: unknown) => void;
+}
+
+interface LockedRow {
+  version: number;
+  state: string;
+  snapshot: PersistedSnapshot;
+  merchant: string | null;
+  mode: string | null;
+}
+
+interface OutboxRow {
+  msg_id: string;
+  subject: string;
+  payload: unknown;
+}
+
+interface TimerRow {
+  name: string;
+  kind: string;
+  event_type: string;
+  fire_at: string;
+  generation: number;
+}
+
+const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM actors WHERE id = $1 FOR UPDATE`;
+
+// A separate statement after the lock: in READ COMMITTED a subquery in the locking statement
+// would still see the snapshot from before the wait, missing a concurrent duplicate's row.
+const SELECT_SEEN = `
+  SELECT EXISTS (SELECT 1 FROM processed_events WHERE actor_id = $1 AND event_id = $2) AS dup,
+         (SELECT generation FROM timers WHERE actor_id = $1 AND name = $3) AS timer_gen`;
+
+// All writes of one accepted event in one statement: one round trip, still one transaction.
+const WRITES = `
+  WITH pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3)),
+       j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
+             VALUES ($1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000))),
+       ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
+              SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($8::jsonb) AS x(msg_id text, subject text, payload jsonb)),
+       td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($9::text[])),
+       ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+              SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
+                FROM jsonb_to_recordset($10::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
+              ON CONFLICT (actor_id, name) DO UPDATE
+                SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at,
+                    generation = EXCLUDED.generation, fired_at = NULL)
+  `;
+
+const UPDATE_ACTOR = `${WRITES},
+       up AS (UPDATE actors SET snapshot = $11::jsonb, state = $6, version = $3, updated_at = now()
+               WHERE id = $1 AND version = $3 - 1 RETURNING 1)
+  SELECT count(*)::int AS n FROM up`;
+
+const INSERT_ACTOR = `${WRITES}
+  SELECT 1 AS n`;
+
+/**
+ * Hosts durable actors: one Postgres transaction per event (row lock, dedupe, pure
+ * transition, snapshot + journal + timers + outbox), effects only after commit.
+ */
+export class ActorHost {
+  private sub: Subscription | undefined;
+  private readonly lanes = new KeyedLanes();
+
+  constructor(private readonly deps: ActorHostDeps) {}
+
+  /** Validates, then applies one event in one transaction. Safe to call from any process. */
+  async apply(target: ActorTarget, rawEvent: unknown): Promise<ApplyResult> {
+    const def = this.deps.registry.get(target.kind);
+    const parsed = def.events.safeParse(rawEvent);
+    if (!parsed.success) throw new MalformedEventError(parsed.error.issues);
+    const event = parsed.data as EventBase & Record<string, unknown>;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.deps.db.tx((q) => this.applyIn(q, def, target, event));
+        await this.afterCommit(result, event);
+        return result;
+      } catch (err) {
+        // A create racing another create loses the insert; the retry takes the normal path.
+        if (err instanceof VersionConflictError && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async applyIn(q: Queryable, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult> {
+    const timerName = typeof event.timer === 'string' ? event.timer : null;
+    const found = await q.query<LockedRow>(SELECT_LOCKED, [target.id]);
+    const row = found.rows[0];
+    if (!row) {
+      if (event.type !== def.createEvent) throw new UnknownActorError(target.id);
+      const created = create(def, event);
+      const inserted = await q.query(
+        `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ON CONFLICT (id) DO NOTHING`,
+        [target.id, def.kind, target.merchant ?? null, target.mode ?? null, def.kind, def.version, created.status, JSON.stringify(created.snapshot)],
+      );
+      if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
+      await this.write(q, INSERT_ACTOR, def, target, event, 1, null, created, target.merchant ?? null, target.mode ?? null);
+      return this.result('applied', def, target.id, 1, created.status, created.snapshot, target.merchant ?? null, target.mode ?? null);
+    }
+    const seen = (await q.query<{ dup: boolean; timer_gen: number | null }>(SELECT_SEEN, [target.id, event.id, timerName])).rows[0]!;
+    if (seen.dup) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+    if (timerName !== null && event.generation !== seen.timer_gen) {
+      // A timer that was cancelled or rescheduled since this firing was published.
+      await this.markIgnored(q, target.id, event.id);
+      return this.result('stale_timer', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+    }
+    const next = step(def, row.snapshot, event);
+    if (!next.accepted) {
+      await this.markIgnored(q, target.id, event.id);
+      return this.result('ignored', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+    }
+    const version = row.version + 1;
+    const res = await this.write(q, UPDATE_ACTOR, def, target, event, version, row.state, next, row.merchant, row.mode);
+    if ((res.rows[0] as { n?: number } | undefined)?.n !== 1) throw new VersionConflictError(target.id);
+    return this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode);
+  }
+
+  private async markIgnored(q: Queryable, actorId: string, eventId: string): Promise<void> {
+    await q.query(`INSERT INTO processed_events (actor_id, event_id, outcome) VALUES ($1, $2, 'ignored')`, [actorId, eventId]);
+  }
+
+  private async write(
+    q: Queryable,
+    sql: string,
+    def: DurableMachine,
+    target: ActorTarget,
+    event: EventBase & Record<string, unknown>,
+    version: number,
+    stateBefore: string | null,
+    next: StepResult,
+    merchant: string | null,
+    mode: string | null,
+  ) {
+    const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, version, next.effects, merchant, mode, timerEventName(event));
+    const params = [
+      target.id,
+      event.id,
+      version,
+      JSON.stringify(event),
+      stateBefore,
+      next.status,
+      event.at,
+      JSON.stringify(outbox),
+      timerDeletes,
+      JSON.stringify(timerUpserts),
+    ];
+    if (sql === UPDATE_ACTOR) params.push(JSON.stringify(next.snapshot));
+    return q.query(sql, params);
+  }
+
+  /** Turns effect actions into outbox rows and net timer operations (last operation per name wins). */
+  private plan(def: DurableMachine, actorId: string, version: number, effects: EffectAction[], merchant: string | null, mode: string | null, firedTimer: string | null) {
+    const outbox: OutboxRow[] = [];
+    const timers = new Map<string, TimerRow | null>();
+    // The timer that just fired is spent unless the step schedules it again.
+    if (firedTimer) timers.set(firedTimer, null);
+    effects.forEach((fx, i) => {
+      const msgId = `${actorId}:${version}:${i}`;
+      switch (fx.type) {
+        case 'emitWebhook': {
+          const id = webhookEventId(merchant ?? '', fx.params.type, fx.params.data);
+          const envelope = { id, type: fx.params.type, created: Math.floor(fx.params.created / 1000), data: fx.params.data };
+          outbox.push({ msg_id: msgId, subject: `fx.webhook.${mode ?? 'test'}`, payload: { merchant, mode, actor_id: actorId, kind: def.kind, event: envelope } });
+          break;
+        }
+        case 'sendTo':
+          outbox.push({ msg_id: fx.params.event.id, subject: actorSubject(fx.params.kind, fx.params.actorId), payload: { target: { kind: fx.params.kind, id: fx.params.actorId }, event: fx.params.event } });
+          break;
+        case 'scheduleTimer':
+          timers.set(fx.params.name, { name: fx.params.name, kind: def.kind, event_type: fx.params.event, fire_at: new Date(fx.params.at).toISOString(), generation: version });
+          break;
+        case 'cancelTimer':
+          timers.set(fx.params.name, null);
+          break;
+      }
+    });
+    const timerUpserts = [...timers.values()].filter((t): t is TimerRow => t !== null);
+    const timerDeletes = [...timers.entries()].filter(([, t]) => t === null).map(([n]) => n);
+    return { outbox, timerUpserts, timerDeletes };
+  }
+
+  private result(outcome: Outcome, def: DurableMachine, actorId: string, version: number, status: string, snapshot: PersistedSnapshot, merchant: string | null, mode: string | null): ApplyResult {
+    return { outcome, actorId, kind: def.kind, merchant, mode, version, status, snapshot };
+  }
+
+  private async afterCommit(result: ApplyResult, event: EventBase): Promise<void> {
+    if (result.outcome === 'applied') {
+      const item: SnapshotFeedItem = {
+        id: result.actorId,
+        kind: result.kind,
+        merchant: result.merchant,
+        mode: result.mode,
+        version: result.version,
+        status: result.status,
+        snapshot: result.snapshot,
+        event: event.type,
+      };
+      this.deps.bus.emit(`snap.${result.kind}.${result.actorId}`, item);
+      this.deps.onOutbox?.();
+    }
+    await this.deps.hooks?.afterCommit?.(result, event);
+  }
+
+  /** Consumes actor events from the bus: ack after commit, redeliver on retryable failure. */
+  async start(opts: { concurrency?: number; durable?: string; ackWaitMs?: number } = {}): Promise<void> {
+    this.sub = await this.deps.bus.consume({
+      durable: opts.durable ?? 'actor-host',
+      subject: 'actor.>',
+      concurrency: opts.concurrency ?? 32,
+      ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
+      handler: async (msg) => {
+        const env = msg.data as ActorEnvelope;
+        try {
+          await this.lanes.run(env.target.id, () => this.apply(env.target, env.event));
+          msg.ack();
+        } catch (err) {
+          const retryable = !(err instanceof Error) || !('retryable' in err) || (err as { retryable: boolean }).retryable;
+          // A poison event would otherwise come back forever; after a day of retries it is parked.
+          if (retryable && msg.deliveries < 40) msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
+          else {
+            this.deps.onPoison?.(env, err);
+            msg.ack();
+          }
+        }
+      },
+    });
+  }
+
+  /** Sends an event through the bus (the path for signals and timers). */
+  async send(target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<void> {
+    const envelope: ActorEnvelope = { target, event };
+    await this.deps.bus.publish(actorSubject(target.kind, target.id), envelope, { msgId: `${target.id}:${event.id}` });
+  }
+
+  async stop(): Promise<void> {
+    await this.sub?.stop();
+    this.sub = undefined;
+  }
+}
+
+function timerEventName(event: EventBase & Record<string, unknown>): string | null {
+  return typeof event.timer === 'string' ? event.timer : null;
+}

@@ -1,0 +1,89 @@
+import type { Db } from '../../storage/db.ts';
+import type { ActorHost } from './actor-host.ts';
+
+export interface TimerSweeperOptions {
+  pollMs?: number;
+  batch?: number;
+  /** A firing published this long ago whose timer row still exists is published again. */
+  refireMs?: number;
+  /** Injected clock (Unix ms) so tests can move time. */
+  now?: () => number;
+}
+
+interface DueTimer {
+  actor_id: string;
+  name: string;
+  kind: string;
+  event_type: string;
+  generation: number;
+  fire_ms: string;
+}
+
+/**
+ * Fires due timers as actor events. Rows are claimed with SKIP LOCKED, so several sweepers
+ * never publish one firing at once; the event id carries the generation, so a repeat is
+ * deduped and a firing for a rescheduled timer is dropped by the host as stale.
+ */
+export class TimerSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private running = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly host: ActorHost,
+    private readonly opts: TimerSweeperOptions = {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.loop();
+  }
+
+  private loop(): void {
+    this.timer = setTimeout(() => {
+      this.running = true;
+      void this.sweepOnce()
+        .catch(() => 0)
+        .finally(() => {
+          this.running = false;
+          if (!this.stopped) this.loop();
+        });
+    }, this.opts.pollMs ?? 250);
+  }
+
+  async sweepOnce(): Promise<number> {
+    const now = (this.opts.now ?? Date.now)();
+    return this.db.tx(async (q) => {
+      const { rows } = await q.query<DueTimer>(
+        `SELECT actor_id, name, kind, event_type, generation, (extract(epoch FROM fire_at) * 1000)::bigint AS fire_ms
+           FROM timers
+          WHERE fire_at <= to_timestamp($1::double precision / 1000)
+            AND (fired_at IS NULL OR fired_at < to_timestamp($1::double precision / 1000) - ($2::double precision * interval '1 millisecond'))
+          ORDER BY fire_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+        [now, this.opts.refireMs ?? 30_000, this.opts.batch ?? 200],
+      );
+      for (const t of rows) {
+        await this.host.send(
+          { kind: t.kind, id: t.actor_id },
+          { type: t.event_type, id: `tmr:${t.name}:${t.generation}`, at: Number(t.fire_ms), timer: t.name, generation: t.generation },
+        );
+      }
+      if (rows.length > 0) {
+        await q.query(
+          `UPDATE timers t SET fired_at = to_timestamp($4::double precision / 1000)
+             FROM unnest($1::text[], $2::text[], $3::int[]) AS u(actor_id, name, generation)
+            WHERE t.actor_id = u.actor_id AND t.name = u.name AND t.generation = u.generation`,
+          [rows.map((r) => r.actor_id), rows.map((r) => r.name), rows.map((r) => r.generation), now],
+        );
+      }
+      return rows.length;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    while (this.running) await new Promise((r) => setTimeout(r, 10));
+  }
+}

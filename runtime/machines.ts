@@ -1,0 +1,6 @@
+import { MachineRegistry } from './engine/registry.ts';
+
+/** Every durable machine this service hosts. */
+export function machineRegistry(): MachineRegistry {
+  return new MachineRegistry([]);
+}

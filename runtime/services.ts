@@ -1,0 +1,43 @@
+import type { Db } from '../storage/db.ts';
+import { openDb } from '../storage/open.ts';
+import { MemoryBus } from './bus/memory-bus.ts';
+import { NatsBus } from './bus/nats-bus.ts';
+import type { Bus } from './bus/types.ts';
+import type { Config } from './config.ts';
+import { machineRegistry } from './machines.ts';
+import { Engine } from './engine/runtime.ts';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  bus: Bus;
+  engine: Engine;
+  log(msg: string): void;
+  stop(): Promise<void>;
+}
+
+/** Opens storage and bus per the config and starts the engine. */
+export async function startServices(config: Config): Promise<Services> {
+  const log = (msg: string): void => {
+    if (config.LOG_LEVEL !== 'silent') process.stdout.write(`${JSON.stringify({ level: 'info', time: Date.now(), msg })}\n`);
+  };
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir });
+  const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL }) : new MemoryBus();
+  log(`storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
+  const engine = new Engine({ db, bus, registry: machineRegistry() });
+  await engine.start();
+  log('runtime started');
+  return {
+    config,
+    db,
+    bus,
+    engine,
+    log,
+    async stop() {
+      await engine.stop();
+      await bus.close();
+      await db.close();
+      log('stopped');
+    },
+  };
+}
