@@ -62,7 +62,12 @@ class ChainModel {
   refundIds: string[] = [];
 
   observe(e: PaymentIntentEvent): void {
-    if (e.type === 'chain.tx.included') this.inclusion.set(e.tx_hash, { height: e.block_height, blockHash: e.block_hash, failed: e.receipt === 'failed', maxHead: e.head });
+    if (e.type === 'chain.tx.included') {
+      // Settlement depth is the deepest the block has been: a shallower head later does not undo it.
+      const prior = this.inclusion.get(e.tx_hash);
+      const maxHead = prior?.blockHash === e.block_hash ? Math.max(prior.maxHead, e.head) : e.head;
+      this.inclusion.set(e.tx_hash, { height: e.block_height, blockHash: e.block_hash, failed: e.receipt === 'failed', maxHead });
+    }
     if (e.type === 'chain.block') for (const i of this.inclusion.values()) i.maxHead = Math.max(i.maxHead, e.head);
     // A mempool drop says nothing about a tx already in a block; only a reorg removes it.
     if (e.type === 'chain.reorged') this.inclusion.delete(e.tx_hash);
@@ -207,7 +212,7 @@ describe('payment intent, model-based', () => {
       fc.property(fc.integer({ min: 1, max: 4 }), fc.array(cmdArb, { minLength: 1, maxLength: 50 }), (required, cmds) => {
         for (const s of run(required, cmds)) seenStates.add(s);
       }),
-      { numRuns: 600 },
+      { numRuns: 2000 },
     );
     // The generator is only meaningful if it drives the intent through every reachable state.
     expect([...seenStates].sort()).toEqual(
