@@ -20,6 +20,8 @@ export const configSchema = z.object({
   ANMPAY_OPERATOR_TOKEN: z.string().min(16).optional(),
   ANMPAY_KEY_PEPPER: z.string().min(16).optional(),
   ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
+  /** Seconds a rotated-out webhook secret keeps signing (both active during the grace). */
+  ANMPAY_WEBHOOK_ROTATION_GRACE_S: z.coerce.number().int().min(0).max(604_800).default(86_400),
 });
 
 export type Config = z.infer<typeof configSchema> & { pgDataDir: string };

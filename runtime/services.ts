@@ -6,12 +6,14 @@ import type { Bus } from './bus/types.ts';
 import type { Config } from './config.ts';
 import { machineRegistry } from './machines.ts';
 import { Engine } from './engine/runtime.ts';
+import { WebhookRuntime } from './webhooks/service.ts';
 
 export interface Services {
   config: Config;
   db: Db;
   bus: Bus;
   engine: Engine;
+  webhooks: WebhookRuntime;
   log(msg: string): void;
   stop(): Promise<void>;
 }
@@ -26,14 +28,18 @@ export async function startServices(config: Config): Promise<Services> {
   log(`storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
   const engine = new Engine({ db, bus, registry: machineRegistry() });
   await engine.start();
+  const webhooks = new WebhookRuntime(db, bus, { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', log });
+  await webhooks.start();
   log('runtime started');
   return {
     config,
     db,
     bus,
     engine,
+    webhooks,
     log,
     async stop() {
+      await webhooks.stop();
       await engine.stop();
       await bus.close();
       await db.close();

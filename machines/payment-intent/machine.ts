@@ -87,7 +87,7 @@ const pi = setup({
       return event.type === 'chain.block' && h != null ? { confirmations: rules.confirmationsAt(h, event.head) } : {};
     }),
     settle: assign({ completed_at: ({ event }) => event.at }),
-    clearTx: assign({ confirmations: 0, excess: '0', completed_at: null }),
+    clearTx: assign({ tx: null, confirmations: 0, excess: '0', completed_at: null }),
     reopen: assign(({ context, event }) => ({ expires_at: rules.reopenedDeadline(context, event.at), expired_at: null })),
     markExpired: assign({ expired_at: ({ event }) => event.at }),
     recordRefund: assign(({ context, event }) =>

@@ -88,23 +88,24 @@ interface TimerRow {
 
 const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM actors WHERE id = $1 FOR UPDATE`;
 
-// A separate statement after the lock: in READ COMMITTED a subquery in the locking statement
-// would still see the snapshot from before the wait, missing a concurrent duplicate's row.
-const SELECT_SEEN = `
-  SELECT EXISTS (SELECT 1 FROM processed_events WHERE actor_id = $1 AND event_id = $2) AS dup,
-         (SELECT generation FROM timers WHERE actor_id = $1 AND name = $3) AS timer_gen`;
+// Only timer firings need this before the transition (to drop stale generations).
+const SELECT_TIMER = `SELECT generation FROM timers WHERE actor_id = $1 AND name = $2`;
 
 // All writes of one accepted event in one statement: one round trip, still one transaction.
+// The dedupe insert gates every other write, so a concurrent duplicate writes nothing.
 const WRITES = `
-  WITH pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3)),
+  WITH pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3)
+              ON CONFLICT DO NOTHING RETURNING 1),
        j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
-             VALUES ($1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000))),
+             SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe)),
        ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-              SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($8::jsonb) AS x(msg_id text, subject text, payload jsonb)),
-       td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($9::text[])),
+              SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($8::jsonb) AS x(msg_id text, subject text, payload jsonb)
+               WHERE EXISTS (SELECT 1 FROM pe)),
+       td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($9::text[]) AND EXISTS (SELECT 1 FROM pe)),
        ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
               SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
                 FROM jsonb_to_recordset($10::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
+               WHERE EXISTS (SELECT 1 FROM pe)
               ON CONFLICT (actor_id, name) DO UPDATE
                 SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at,
                     generation = EXCLUDED.generation, fired_at = NULL)
@@ -112,11 +113,11 @@ const WRITES = `
 
 const UPDATE_ACTOR = `${WRITES},
        up AS (UPDATE actors SET snapshot = $11::jsonb, state = $6, version = $3, updated_at = now()
-               WHERE id = $1 AND version = $3 - 1 RETURNING 1)
-  SELECT count(*)::int AS n FROM up`;
+               WHERE id = $1 AND version = $3 - 1 AND EXISTS (SELECT 1 FROM pe) RETURNING 1)
+  SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n`;
 
 const INSERT_ACTOR = `${WRITES}
-  SELECT 1 AS n`;
+  SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
 
 /**
  * Hosts durable actors: one Postgres transaction per event (row lock, dedupe, pure
@@ -163,26 +164,31 @@ export class ActorHost {
       await this.write(q, INSERT_ACTOR, def, target, event, 1, null, created, target.merchant ?? null, target.mode ?? null);
       return this.result('applied', def, target.id, 1, created.status, created.snapshot, target.merchant ?? null, target.mode ?? null);
     }
-    const seen = (await q.query<{ dup: boolean; timer_gen: number | null }>(SELECT_SEEN, [target.id, event.id, timerName])).rows[0]!;
-    if (seen.dup) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
-    if (timerName !== null && event.generation !== seen.timer_gen) {
-      // A timer that was cancelled or rescheduled since this firing was published.
-      await this.markIgnored(q, target.id, event.id);
-      return this.result('stale_timer', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+    if (timerName !== null) {
+      const t = await q.query<{ generation: number }>(SELECT_TIMER, [target.id, timerName]);
+      if (event.generation !== t.rows[0]?.generation) {
+        // A timer cancelled or rescheduled since this firing was published.
+        const fresh = await this.markIgnored(q, target.id, event.id);
+        return this.result(fresh ? 'stale_timer' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+      }
     }
-    const next = step(def, row.snapshot, event);
+    const next = step(def, row.snapshot, event as never);
     if (!next.accepted) {
-      await this.markIgnored(q, target.id, event.id);
-      return this.result('ignored', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+      const fresh = await this.markIgnored(q, target.id, event.id);
+      return this.result(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     const version = row.version + 1;
     const res = await this.write(q, UPDATE_ACTOR, def, target, event, version, row.state, next, row.merchant, row.mode);
-    if ((res.rows[0] as { n?: number } | undefined)?.n !== 1) throw new VersionConflictError(target.id);
+    const counts = res.rows[0] as { fresh: number; n: number } | undefined;
+    if (counts?.fresh === 0) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+    if (counts?.n !== 1) throw new VersionConflictError(target.id);
     return this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode);
   }
 
-  private async markIgnored(q: Queryable, actorId: string, eventId: string): Promise<void> {
-    await q.query(`INSERT INTO processed_events (actor_id, event_id, outcome) VALUES ($1, $2, 'ignored')`, [actorId, eventId]);
+  /** Records an event that changed nothing; false when it had been seen before. */
+  private async markIgnored(q: Queryable, actorId: string, eventId: string): Promise<boolean> {
+    const r = await q.query(`INSERT INTO processed_events (actor_id, event_id, outcome) VALUES ($1, $2, 'ignored') ON CONFLICT DO NOTHING RETURNING 1`, [actorId, eventId]);
+    return r.rowCount > 0;
   }
 
   private async write(

@@ -140,7 +140,8 @@ function checkStep(prev: StepResult, e: PaymentIntentEvent, res: StepResult, m: 
     expect(inc && !inc.failed && inc.maxHead - inc.height + 1 >= required, 'chain model agrees on settlement').toBe(true);
   }
   expect(BigInt(ctx.merchant_amount) + BigInt(ctx.protocol_fee)).toBe(BigInt(ctx.anm_amount));
-  expect(refunded(ctx) <= refundCap(ctx) || ctx.tx === null).toBe(true);
+  // Invariant refunded <= cap whenever a refund is taken (refunds outlive a reorg: they were real transfers).
+  if (res.accepted && e.type === 'refund.confirmed') expect(refunded(ctx) <= refundCap(ctx)).toBe(true);
 
   // payment.confirmed exactly once per settlement; payment.reorged only undoes one.
   const hooks = res.effects.filter((x) => x.type === 'emitWebhook').map((x) => x.params as EmitWebhookParams);
@@ -212,7 +213,7 @@ describe('payment intent, model-based', () => {
       fc.property(fc.integer({ min: 1, max: 4 }), fc.array(cmdArb, { minLength: 1, maxLength: 50 }), (required, cmds) => {
         for (const s of run(required, cmds)) seenStates.add(s);
       }),
-      { numRuns: 2000 },
+      { numRuns: Number(process.env.PI_MODEL_RUNS ?? 2000) }, // raise locally for a deeper search
     );
     // The generator is only meaningful if it drives the intent through every reachable state.
     expect([...seenStates].sort()).toEqual(

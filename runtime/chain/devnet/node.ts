@@ -1,0 +1,313 @@
+/**
+ * The ANM development node: one in-memory chain per network. It keeps accounts (balance,
+ * nonce), a mempool, the canonical block list and receipts, and mines on a timer or on
+ * request. Every transaction goes through the runtime's verifyTransaction (codec, chain id,
+ * hrp, signature); nonces and balances are its own state. Semantics are in docs/devnet.md
+ * and docs/adr/0007-devnet.md (fee burned, faucet outside blocks, reorg rules).
+ */
+import { NETWORKS, decodeAddress, type NetworkName } from '../../../machines/chain/index.ts';
+import { verifyTransaction } from '../codec/verify.ts';
+import { RpcError } from '../rpc-errors.ts';
+import { U64_MAX, type HeadRef, type NonceTag, type ReorgResult } from '../rpc-types.ts';
+import { ZERO_HASH, makeBlock, type Block, type BlockTx, type PoolTx } from './block.ts';
+
+export interface DevnetOptions {
+  network: NetworkName;
+  /** Automine interval; 0 mines only on request (dev_mine, dev_reorg). */
+  blockMs?: number;
+  /** Most transactions one block takes; the rest wait for the next block. */
+  maxBlockTxs?: number;
+  /** Smallest fee accepted (nANM). The devnet default is 0: fees are allowed, not required. */
+  minFee?: bigint;
+  /** Clock for block timestamps (tests). */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_BLOCK_TXS = 5_000;
+
+interface TxLocation {
+  block: Block;
+  index: number;
+}
+
+export class DevnetNode {
+  readonly network: NetworkName;
+  readonly chainId: number;
+  readonly hrp: string;
+  readonly maxBlockTxs: number;
+  readonly minFee: bigint;
+  private readonly now: () => number;
+  private readonly blocks: Block[] = [];
+  private readonly balances = new Map<string, bigint>();
+  private readonly nonces = new Map<string, bigint>();
+  /** Mempool in arrival order (transactions returned by a reorg go first). */
+  private mempool: PoolTx[] = [];
+  private readonly pendingByHash = new Map<string, PoolTx>();
+  private readonly pendingBySender = new Map<string, Map<bigint, PoolTx>>();
+  private readonly included = new Map<string, TxLocation>();
+  private serial = 0;
+  private blockMs = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(opts: DevnetOptions) {
+    this.network = opts.network;
+    this.chainId = NETWORKS[opts.network].chainId;
+    this.hrp = NETWORKS[opts.network].hrp;
+    this.maxBlockTxs = opts.maxBlockTxs ?? DEFAULT_MAX_BLOCK_TXS;
+    this.minFee = opts.minFee ?? 0n;
+    this.now = opts.now ?? Date.now;
+    this.blocks.push(makeBlock({ chain_id: this.chainId, height: 0, parent_hash: ZERO_HASH, timestamp: this.now(), serial: this.serial++ }, []));
+    this.setAutomine(opts.blockMs ?? 0);
+  }
+
+  // ---- reads -------------------------------------------------------------------------
+
+  get height(): number {
+    return this.blocks.length - 1;
+  }
+
+  get head(): Block {
+    return this.blocks[this.blocks.length - 1]!;
+  }
+
+  get automineMs(): number {
+    return this.blockMs;
+  }
+
+  blockAt(height: number): Block | undefined {
+    return this.blocks[height];
+  }
+
+  balanceOf(address: string): bigint {
+    return this.balances.get(this.checkAddress(address)) ?? 0n;
+  }
+
+  /** `latest`: transactions included so far; `pending`: the next nonce to sign with (counts the sender's gap-free pending ones). */
+  nonceOf(address: string, tag: NonceTag = 'pending'): bigint {
+    const a = this.checkAddress(address);
+    return tag === 'latest' ? this.accountNonce(a) : this.nextNonce(a);
+  }
+
+  pending(): readonly PoolTx[] {
+    return this.mempool;
+  }
+
+  findIncluded(hash: string): { block: Block; index: number; tx: BlockTx } | undefined {
+    const loc = this.included.get(hash);
+    const tx = loc?.block.txs[loc.index];
+    return loc && tx ? { ...loc, tx } : undefined;
+  }
+
+  findPending(hash: string): PoolTx | undefined {
+    return this.pendingByHash.get(hash);
+  }
+
+  // ---- writes ------------------------------------------------------------------------
+
+  /** Verifies and queues a signed transaction; returns its hash or throws an RpcError. */
+  sendRawTransaction(hex: string): string {
+    const v = verifyTransaction(hex, { chainId: this.chainId, hrp: this.hrp });
+    if (!v.ok) throw RpcError.of('tx_rejected', v.error.code, `transaction rejected: ${v.error.code}: ${v.error.message}`);
+    const { tx, hash, from } = v;
+    if (this.pendingByHash.has(hash)) throw RpcError.of('already_known', 'already_known', `transaction ${hash} is already in the mempool`, { tx_hash: hash });
+    const accountNonce = this.accountNonce(from);
+    if (tx.nonce < accountNonce) {
+      throw RpcError.of('nonce_rejected', 'nonce_too_low', `nonce ${tx.nonce} of ${from} is already used (replayed transaction); the next nonce is ${this.nextNonce(from)}`, {
+        nonce: tx.nonce.toString(),
+        next_nonce: this.nextNonce(from).toString(),
+      });
+    }
+    const taken = this.pendingBySender.get(from)?.get(tx.nonce);
+    if (taken) {
+      throw RpcError.of('nonce_rejected', 'nonce_pending', `nonce ${tx.nonce} of ${from} is already used by pending transaction ${taken.hash}`, {
+        nonce: tx.nonce.toString(),
+        pending_tx_hash: taken.hash,
+      });
+    }
+    const next = this.nextNonce(from);
+    if (tx.nonce > next) {
+      throw RpcError.of('nonce_rejected', 'nonce_gap', `nonce ${tx.nonce} of ${from} leaves a gap; the next nonce is ${next}`, {
+        nonce: tx.nonce.toString(),
+        next_nonce: next.toString(),
+      });
+    }
+    if (tx.fee < this.minFee) throw RpcError.of('tx_rejected', 'fee_too_low', `fee ${tx.fee} nANM is below this node's minimum of ${this.minFee}`);
+    const total = tx.outputs.reduce((s, o) => s + o.amount, tx.fee);
+    this.enqueue([{ hash, from, tx, total }], 'back');
+    return hash;
+  }
+
+  /** Mines `n` blocks now (empty ones too: confirmations advance without traffic). */
+  mine(n = 1): Block[] {
+    const out: Block[] = [];
+    for (let i = 0; i < n; i++) out.push(this.mineOne());
+    return out;
+  }
+
+  /**
+   * Replaces the last `depth` blocks: their state effects are undone, their transactions go
+   * back to the front of the mempool (except `drop`, discarded for good), then `depth + 1`
+   * blocks are mined, so the new chain is one block longer and shares nothing above the fork.
+   */
+  reorg(depth: number, drop: readonly string[] = []): ReorgResult {
+    if (!Number.isInteger(depth) || depth < 1) throw RpcError.of('invalid_params', 'bad_depth', 'reorg depth must be an integer >= 1');
+    if (depth > this.height) throw RpcError.of('dev_refused', 'reorg_too_deep', `reorg depth ${depth} exceeds the chain height ${this.height} (the genesis block stays)`);
+    const forkHeight = this.height - depth;
+    const oldHead = ref(this.head);
+    const removed = this.blocks.slice(forkHeight + 1);
+    const removedHashes = new Set(removed.flatMap((b) => b.txs.map((t) => t.pool.hash)));
+    for (const h of drop) {
+      if (!removedHashes.has(h)) throw RpcError.of('invalid_params', 'drop_not_in_reorg', `transaction ${h} is not in the last ${depth} block(s)`, { tx_hash: h });
+    }
+    for (const b of [...removed].reverse()) this.revertBlock(b);
+    this.blocks.length = forkHeight + 1;
+    const dropSet = new Set(drop);
+    const back = removed.flatMap((b) => b.txs.map((t) => t.pool)).filter((p) => !dropSet.has(p.hash));
+    this.enqueue(back, 'front');
+    const added = this.mine(depth + 1);
+    return {
+      fork_height: forkHeight,
+      old_head: oldHead,
+      removed: removed.map(ref),
+      dropped: [...dropSet],
+      returned: back.map((p) => p.hash),
+      added: added.map(ref),
+      head: ref(this.head),
+    };
+  }
+
+  /** Dev credit outside any block (minted; survives reorgs). Returns the new balance. */
+  faucet(address: string, amount: bigint): bigint {
+    const a = this.checkAddress(address);
+    if (amount <= 0n) throw RpcError.of('invalid_params', 'bad_amount', 'faucet amount must be > 0 nANM');
+    const balance = (this.balances.get(a) ?? 0n) + amount;
+    if (balance > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
+    this.balances.set(a, balance);
+    return balance;
+  }
+
+  setAutomine(ms: number): void {
+    if (!Number.isInteger(ms) || ms < 0) throw RpcError.of('invalid_params', 'bad_block_ms', 'block interval must be an integer >= 0 ms');
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.blockMs = ms;
+    if (ms > 0) {
+      this.timer = setInterval(() => this.mineOne(), ms);
+      this.timer.unref();
+    }
+  }
+
+  close(): void {
+    this.setAutomine(0);
+  }
+
+  // ---- internals ---------------------------------------------------------------------
+
+  private checkAddress(address: string): string {
+    try {
+      return decodeAddress(address, this.hrp).address;
+    } catch (e) {
+      const reason = (e as { code?: string }).code ?? 'bad_address';
+      throw RpcError.of('invalid_params', reason, `invalid ${this.network} address: ${(e as Error).message}`);
+    }
+  }
+
+  private accountNonce(address: string): bigint {
+    return this.nonces.get(address) ?? 0n;
+  }
+
+  private nextNonce(address: string): bigint {
+    const pending = this.pendingBySender.get(address);
+    let n = this.accountNonce(address);
+    while (pending?.has(n)) n++;
+    return n;
+  }
+
+  private enqueue(txs: PoolTx[], where: 'front' | 'back'): void {
+    for (const p of txs) {
+      this.pendingByHash.set(p.hash, p);
+      let bySender = this.pendingBySender.get(p.from);
+      if (!bySender) this.pendingBySender.set(p.from, (bySender = new Map()));
+      bySender.set(p.tx.nonce, p);
+    }
+    if (where === 'back') this.mempool.push(...txs);
+    else this.mempool = [...txs, ...this.mempool];
+  }
+
+  private unqueue(p: PoolTx): void {
+    this.pendingByHash.delete(p.hash);
+    const bySender = this.pendingBySender.get(p.from);
+    bySender?.delete(p.tx.nonce);
+    if (bySender?.size === 0) this.pendingBySender.delete(p.from);
+  }
+
+  /**
+   * Takes executable transactions in mempool order: nonce = the sender's nonce. Lower
+   * nonces are stale (discarded), higher ones wait; passes repeat while a pass unblocked
+   * a waiting transaction of the same block.
+   */
+  private mineOne(): Block {
+    const parent = this.head;
+    const txs: BlockTx[] = [];
+    let queue = this.mempool;
+    for (;;) {
+      const waiting: PoolTx[] = [];
+      let progressed = false;
+      for (const p of queue) {
+        if (txs.length >= this.maxBlockTxs) {
+          waiting.push(p);
+          continue;
+        }
+        const nonce = this.accountNonce(p.from);
+        if (p.tx.nonce < nonce) {
+          this.unqueue(p);
+          continue;
+        }
+        if (p.tx.nonce > nonce) {
+          waiting.push(p);
+          continue;
+        }
+        this.unqueue(p);
+        txs.push(this.execute(p));
+        progressed = true;
+      }
+      queue = waiting;
+      if (!progressed || waiting.length === 0 || txs.length >= this.maxBlockTxs) break;
+    }
+    this.mempool = queue;
+    const block = makeBlock(
+      { chain_id: this.chainId, height: parent.height + 1, parent_hash: parent.hash, timestamp: Math.max(this.now(), parent.timestamp), serial: this.serial++ },
+      txs,
+    );
+    this.blocks.push(block);
+    block.txs.forEach((t, index) => this.included.set(t.pool.hash, { block, index }));
+    return block;
+  }
+
+  /** Failed = the sender cannot cover outputs + fee: only the nonce moves. Fees are burned. */
+  private execute(p: PoolTx): BlockTx {
+    this.nonces.set(p.from, this.accountNonce(p.from) + 1n);
+    const balance = this.balances.get(p.from) ?? 0n;
+    if (balance < p.total) return { pool: p, status: 'failed', error: 'insufficient_balance' };
+    this.balances.set(p.from, balance - p.total);
+    for (const o of p.tx.outputs) this.balances.set(o.to, (this.balances.get(o.to) ?? 0n) + o.amount);
+    return { pool: p, status: 'success', error: null };
+  }
+
+  /** Exact inverse of execute, applied last transaction first. */
+  private revertBlock(b: Block): void {
+    for (const t of [...b.txs].reverse()) {
+      const p = t.pool;
+      this.nonces.set(p.from, this.accountNonce(p.from) - 1n);
+      if (t.status === 'success') {
+        for (const o of p.tx.outputs) this.balances.set(o.to, (this.balances.get(o.to) ?? 0n) - o.amount);
+        this.balances.set(p.from, (this.balances.get(p.from) ?? 0n) + p.total);
+      }
+      this.included.delete(p.hash);
+    }
+  }
+}
+
+function ref(b: Block): HeadRef {
+  return { height: b.height, hash: b.hash };
+}

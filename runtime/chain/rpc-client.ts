@@ -1,0 +1,173 @@
+/**
+ * Typed JSON-RPC client of an ANM node (the devnet or any node speaking docs/devnet.md).
+ * The indexer and the CLI reach the chain only through this. Every result is parsed with
+ * the schemas of rpc-types.ts (decimal strings become bigint); node errors are thrown as
+ * RpcError with the node's code and data.reason, transport failures as RpcTransportError.
+ */
+import { z } from 'zod';
+import { RpcError } from './rpc-errors.ts';
+import {
+  automineResultWire,
+  blockWire,
+  chainTxWire,
+  faucetResultWire,
+  fullBlockWire,
+  hash32,
+  mineResultWire,
+  receiptWire,
+  reorgResultWire,
+  statusWire,
+  txLookupWire,
+  u64,
+  type ChainBlock,
+  type ChainTx,
+  type DevnetStatus,
+  type FaucetResult,
+  type FullChainBlock,
+  type MineResult,
+  type NonceTag,
+  type Receipt,
+  type ReorgResult,
+  type TxLookup,
+} from './rpc-types.ts';
+
+export class RpcTransportError extends Error {
+  override readonly name = 'RpcTransportError';
+  constructor(
+    readonly url: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface RpcClientOptions {
+  fetch?: typeof fetch;
+  /** Per-request timeout; 0 = none. */
+  timeoutMs?: number;
+}
+
+export type BlockTag = number | 'latest' | 'earliest';
+
+const responseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
+export class AnmRpcClient {
+  private nextId = 1;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+
+  /** `url` is the node's JSON-RPC endpoint, e.g. http://127.0.0.1:3002/test. */
+  constructor(
+    readonly url: string,
+    opts: RpcClientOptions = {},
+  ) {
+    this.fetchImpl = opts.fetch ?? globalThis.fetch;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** One raw call; the result is parsed with `schema`. */
+  async call<S extends z.ZodType>(method: string, params: unknown[], schema: S): Promise<z.output<S>> {
+    const id = this.nextId++;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+        ...(this.timeoutMs > 0 && { signal: AbortSignal.timeout(this.timeoutMs) }),
+      });
+    } catch (e) {
+      throw new RpcTransportError(this.url, `${method}: cannot reach the node at ${this.url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new RpcTransportError(this.url, `${method}: HTTP ${res.status} from ${this.url} is not JSON-RPC: ${text.slice(0, 200)}`);
+    }
+    const parsed = responseSchema.safeParse(body);
+    if (!parsed.success) throw new RpcTransportError(this.url, `${method}: HTTP ${res.status} from ${this.url} is not a JSON-RPC 2.0 response`);
+    const { error, result } = parsed.data;
+    if (error) {
+      const data = error.data as { reason?: unknown } | undefined;
+      const withReason = data && typeof data === 'object' && typeof data.reason === 'string' ? (data as { reason: string }) : undefined;
+      throw new RpcError(error.code, error.message, withReason);
+    }
+    const out = schema.safeParse(result);
+    if (!out.success) {
+      throw new RpcTransportError(this.url, `${method}: unexpected result shape: ${out.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    return out.data;
+  }
+
+  // ---- anm_* (any node) --------------------------------------------------------------
+
+  chainId(): Promise<number> {
+    return this.call('anm_chainId', [], z.number().int());
+  }
+
+  blockNumber(): Promise<number> {
+    return this.call('anm_blockNumber', [], z.number().int().min(0));
+  }
+
+  getBlockByNumber(tag: BlockTag, full: true): Promise<FullChainBlock | null>;
+  getBlockByNumber(tag: BlockTag, full?: false): Promise<ChainBlock | null>;
+  getBlockByNumber(tag: BlockTag, full = false): Promise<ChainBlock | FullChainBlock | null> {
+    return full ? this.call('anm_getBlockByNumber', [tag, true], fullBlockWire.nullable()) : this.call('anm_getBlockByNumber', [tag, false], blockWire.nullable());
+  }
+
+  getTransactionReceipt(hash: string): Promise<Receipt | null> {
+    return this.call('anm_getTransactionReceipt', [hash], receiptWire.nullable());
+  }
+
+  getTransactionByHash(hash: string): Promise<TxLookup | null> {
+    return this.call('anm_getTransactionByHash', [hash], txLookupWire.nullable());
+  }
+
+  /** Submits the hex wire form; returns the tx hash. */
+  sendRawTransaction(hex: string): Promise<string> {
+    return this.call('anm_sendRawTransaction', [hex], hash32);
+  }
+
+  getBalance(address: string): Promise<bigint> {
+    return this.call('anm_getBalance', [address], u64);
+  }
+
+  /** `pending` (default): the nonce to sign the next transaction with; `latest`: count of included ones. */
+  getNonce(address: string, tag: NonceTag = 'pending'): Promise<bigint> {
+    return this.call('anm_getNonce', [address, tag], u64);
+  }
+
+  pendingTransactions(): Promise<ChainTx[]> {
+    return this.call('anm_pendingTransactions', [], z.array(chainTxWire));
+  }
+
+  // ---- dev_* (devnet only) -----------------------------------------------------------
+
+  mine(n = 1): Promise<MineResult> {
+    return this.call('dev_mine', [n], mineResultWire);
+  }
+
+  reorg(depth: number, drop: string[] = []): Promise<ReorgResult> {
+    return this.call('dev_reorg', [depth, { drop }], reorgResultWire);
+  }
+
+  faucet(address: string, amount: bigint): Promise<FaucetResult> {
+    return this.call('dev_faucet', [address, amount.toString()], faucetResultWire);
+  }
+
+  setAutomine(ms: number): Promise<{ block_ms: number }> {
+    return this.call('dev_setAutomine', [ms], automineResultWire);
+  }
+
+  status(): Promise<DevnetStatus> {
+    return this.call('dev_status', [], statusWire);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * How every `anmpay` command reports: a command returns `{data, text}`; with `--json` the
+ * data is printed as one JSON line (bigints as decimal strings), otherwise the text. Errors
+ * become `{"error":{"code","message"}}` on stdout with `--json` (text on stderr without) and
+ * a non-zero exit: 2 for usage errors, 1 for everything else.
+ */
+import { AddressError, TxError } from '../../machines/chain/index.ts';
+import { WalletFileError } from '../chain/codec/keys.ts';
+import { RpcError } from '../chain/rpc-errors.ts';
+import { RpcTransportError } from '../chain/rpc-client.ts';
+import { PaymentBuildError } from '../chain/payment-tx.ts';
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export interface CommandResult {
+  data: Record<string, unknown>;
+  text: string;
+}
+
+/** A command's body: gets the arguments after its name; `undefined` = already printed (long-running commands). */
+export type CommandRun = (argv: string[]) => Promise<CommandResult | undefined>;
+
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+export function toCliError(e: unknown): CliError {
+  if (e instanceof CliError) return e;
+  if (e instanceof RpcError) return new CliError(e.reason, e.message);
+  if (e instanceof RpcTransportError) return new CliError('node_unreachable', e.message);
+  if (e instanceof WalletFileError) return new CliError('bad_wallet_file', e.message);
+  if (e instanceof AddressError) return new CliError(e.code === 'wrong_hrp' ? 'wrong_hrp' : 'bad_address', e.message);
+  if (e instanceof TxError || e instanceof PaymentBuildError) return new CliError(e.code, e.message);
+  const err = e as NodeJS.ErrnoException;
+  if (err && typeof err === 'object' && typeof err.code === 'string' && typeof err.message === 'string') {
+    return new CliError(err.code === 'ENOENT' ? 'file_not_found' : err.code === 'EEXIST' ? 'file_exists' : 'io_error', err.message);
+  }
+  return new CliError('internal_error', e instanceof Error ? e.message : String(e));
+}
+
+/** Runs one command and returns the exit code (main.ts's `main(argv)` contract); all printing happens here. */
+export async function runCommand(run: CommandRun, argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const result = await run(argv);
+    if (result) process.stdout.write(json ? `${toJson(result.data)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (e) {
+    const err = toCliError(e);
+    if (json) process.stdout.write(`${toJson({ error: { code: err.code, message: err.message } })}\n`);
+    else process.stderr.write(`error (${err.code}): ${err.message}\n`);
+    return err.exitCode;
+  }
+}

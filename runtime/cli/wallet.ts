@@ -1,0 +1,101 @@
+/**
+ * `anmpay wallet create|balance|fund|pay`. Chain commands take `--network test|live`
+ * (default: the network of the address, intent or wallet involved, else test).
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { NETWORKS, decodeAddress, encodeSignedTx, networkByHrp, type NetworkName } from '../../machines/chain/index.ts';
+import { generateWallet, readWalletFile, sign, writeWalletFile, type Wallet } from '../chain/codec/keys.ts';
+import { buildPaymentTx, paymentDocSchema } from '../chain/payment-tx.ts';
+import { nanm, networkOpt, parse, positionals, str, usageError, type ParsedArgs } from './args.ts';
+import { expectShape, getServiceJson, rpcFor, serviceUrl, walletsDir } from './env.ts';
+import { CliError, runCommand, type CommandResult } from './output.ts';
+
+const USAGE = {
+  create: 'anmpay wallet create [--network test|live] [--out <file>] [--json]',
+  balance: 'anmpay wallet balance <address> [--network test|live] [--json]',
+  fund: 'anmpay wallet fund <address> <nanm> [--network test|live] [--json]',
+  pay: 'anmpay wallet pay <intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--network test|live] [--json]',
+};
+const NET = { network: { type: 'string' } } as const;
+
+/** Entry from the dispatcher in main.ts. */
+export function main(argv: string[]): Promise<number> {
+  return runCommand(run, argv);
+}
+
+async function run(argv: string[]): Promise<CommandResult> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'create':
+      return create(parse(rest, { ...NET, out: { type: 'string' } }, USAGE.create));
+    case 'balance':
+      return balance(parse(rest, NET, USAGE.balance));
+    case 'fund':
+      return fund(parse(rest, NET, USAGE.fund));
+    case 'pay':
+      return pay(parse(rest, { ...NET, wallet: { type: 'string' }, 'amount-nanm': { type: 'string' }, 'fee-nanm': { type: 'string' } }, USAGE.pay));
+    default:
+      throw usageError(`unknown wallet command ${JSON.stringify(sub ?? '')}`, Object.values(USAGE).join(' | '));
+  }
+}
+
+/** The flag if given; else the network the address's hrp names; a conflict is an error. */
+function networkFor(a: ParsedArgs, address: string): { network: NetworkName; address: string } {
+  const flag = networkOpt(a);
+  const decoded = decodeAddress(address);
+  const fromHrp = networkByHrp(decoded.hrp);
+  if (!fromHrp) throw new CliError('bad_address', `address hrp "${decoded.hrp}" is neither ${NETWORKS.live.hrp} (live) nor ${NETWORKS.test.hrp} (test)`);
+  if (flag && flag !== fromHrp) throw new CliError('wrong_hrp', `address ${address} is a ${fromHrp} address, --network is ${flag}`);
+  return { network: fromHrp, address: decoded.address };
+}
+
+async function create(a: ParsedArgs): Promise<CommandResult> {
+  positionals(a, 0, USAGE.create);
+  const network = networkOpt(a) ?? 'test';
+  const w = generateWallet(network);
+  const file = path.resolve(str(a, 'out') ?? path.join(walletsDir(), `${w.address}.json`));
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeWalletFile(file, w);
+  return { data: { address: w.address, wallet: file, network }, text: `address ${w.address}\nwallet  ${file}` };
+}
+
+async function balance(a: ParsedArgs): Promise<CommandResult> {
+  const [raw] = positionals(a, 1, USAGE.balance);
+  const { network, address } = networkFor(a, raw!);
+  const rpc = rpcFor(network);
+  const [bal, nonce] = await Promise.all([rpc.getBalance(address), rpc.getNonce(address, 'latest')]);
+  return { data: { address, network, balance: bal, nonce }, text: `${address}: ${bal} nANM (nonce ${nonce}, ${network})` };
+}
+
+async function fund(a: ParsedArgs): Promise<CommandResult> {
+  const [raw, amountRaw] = positionals(a, 2, USAGE.fund);
+  const { network, address } = networkFor(a, raw!);
+  const amount = nanm(amountRaw!, 'amount');
+  const r = await rpcFor(network).faucet(address, amount);
+  return { data: { address, network, amount: r.amount, balance: r.balance }, text: `funded ${address} with ${r.amount} nANM; balance ${r.balance} nANM (${network})` };
+}
+
+async function loadWallet(a: ParsedArgs, usage: string): Promise<Wallet> {
+  const file = str(a, 'wallet');
+  if (!file) throw usageError('--wallet <file> is required', usage);
+  return readWalletFile(file);
+}
+
+async function pay(a: ParsedArgs): Promise<CommandResult> {
+  const [intentId] = positionals(a, 1, USAGE.pay);
+  const wallet = await loadWallet(a, USAGE.pay);
+  const total = str(a, 'amount-nanm') === undefined ? undefined : nanm(str(a, 'amount-nanm')!, '--amount-nanm');
+  const fee = str(a, 'fee-nanm') === undefined ? 0n : nanm(str(a, 'fee-nanm')!, '--fee-nanm', { allowZero: true });
+  const url = `${serviceUrl()}/c/${encodeURIComponent(intentId!)}/payment.json`;
+  const doc = expectShape(paymentDocSchema, await getServiceJson(url), `GET ${url}`);
+  const flag = networkOpt(a);
+  if (flag && flag !== doc.network) throw new CliError('wrong_network', `intent ${doc.id} is on the ${doc.network} network, --network is ${flag}`);
+  if (wallet.network !== doc.network) throw new CliError('wrong_network', `wallet ${wallet.address} is a ${wallet.network} wallet, intent ${doc.id} is on the ${doc.network} network`);
+  const rpc = rpcFor(doc.network);
+  const nonce = await rpc.getNonce(wallet.address, 'pending');
+  const tx = buildPaymentTx(doc, { chainId: NETWORKS[doc.network].chainId, publicKey: wallet.publicKey, nonce, fee }, total);
+  const txHash = await rpc.sendRawTransaction(encodeSignedTx(sign(tx, wallet.secretKey)));
+  const sent = tx.outputs.reduce((s, o) => s + o.amount, 0n);
+  return { data: { tx_hash: txHash }, text: `paid ${sent} nANM to intent ${doc.id} (${doc.network}, nonce ${nonce})\ntx_hash ${txHash}` };
+}

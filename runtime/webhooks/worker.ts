@@ -1,0 +1,344 @@
+import type { Db } from '../../storage/db.ts';
+import { retryDelayMs, type ScheduleOptions } from './schedule.ts';
+import { Sender, type SendResult } from './sender.ts';
+import { signatureHeader } from './signing.ts';
+
+/**
+ * Sends due deliveries. A claim (FOR UPDATE SKIP LOCKED) bumps `attempts` and pushes
+ * `next_attempt_at` out by the lease in one statement, so no other process (or this one)
+ * takes the same delivery until the lease runs out; a process killed mid-send leaves the
+ * row to come due again after the lease and be sent as the next attempt, same event id.
+ * Results are written in batches, fenced by the attempt number; a slot is freed only once
+ * its result is durable, which bounds memory and keeps a slow receiver to its own slots.
+ */
+
+export interface DeliveryWorkerOptions {
+  allowPrivate: boolean;
+  /** Per-attempt HTTP timeout (spec: 10 s). */
+  timeoutMs?: number;
+  /** Sends in flight in this process, all endpoints together. */
+  concurrency?: number;
+  /** Sends in flight in this process for one endpoint. */
+  perEndpoint?: number;
+  /** How long a claim keeps a delivery from other workers; must exceed timeoutMs. */
+  leaseMs?: number;
+  pollMs?: number;
+  schedule?: ScheduleOptions;
+  now?: () => number;
+  /** Fault tests: runs when a claimed attempt is about to be sent. */
+  beforeSend?: (d: ClaimedDelivery) => void | Promise<void>;
+  onError?: (err: unknown) => void;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  endpoint: string;
+  attempt: number;
+  manual: boolean;
+  url: string;
+  endpoint_status: 'active' | 'disabled';
+  body: string;
+  secrets: string[] | null;
+}
+
+interface Outcome {
+  id: string;
+  attempt: number;
+  manual: boolean;
+  url: string;
+  endpoint: string;
+  http_status: number | null;
+  latency_ms: number;
+  response: string | null;
+  error: string | null;
+  signed_at: number;
+  status: 'pending' | 'succeeded' | 'failed' | 'disabled';
+  next_at: string | null;
+  gone: boolean;
+}
+
+const CLAIM_SQL = `
+  WITH cand AS (
+    SELECT d.id, d.endpoint, d.next_attempt_at, d.manual FROM webhook_deliveries d
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND NOT (d.endpoint = ANY($2::text[]))
+     ORDER BY d.next_attempt_at LIMIT $3
+     FOR UPDATE SKIP LOCKED
+  ), pick AS (
+    SELECT id, manual FROM (
+      SELECT id, manual, endpoint, next_attempt_at, row_number() OVER (PARTITION BY endpoint ORDER BY next_attempt_at, id) AS rn FROM cand
+    ) x WHERE rn <= COALESCE(($4::jsonb ->> endpoint)::int, $5)
+    ORDER BY next_attempt_at LIMIT $6
+  ), upd AS (
+    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, manual = false, next_attempt_at = $7, updated_at = $1
+      FROM pick WHERE d.id = pick.id
+    RETURNING d.id, d.event_id, d.endpoint, d.attempts AS attempt, pick.manual
+  )
+  SELECT upd.*, ep.url, ep.status AS endpoint_status, ev.body,
+         (SELECT array_agg(s.secret ORDER BY s.created_at DESC, s.id DESC) FROM webhook_secrets s
+           WHERE s.endpoint = upd.endpoint AND (s.expires_at IS NULL OR s.expires_at > $1)) AS secrets
+    FROM upd JOIN webhook_endpoints ep ON ep.id = upd.endpoint JOIN webhook_events ev ON ev.id = upd.event_id`;
+
+const RECORD_SQL = `
+  WITH x AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, attempt int, manual boolean, url text, http_status int, latency_ms int,
+      response text, error text, signed_at bigint, status text, next_at timestamptz, gone boolean, endpoint text)
+  ), a AS (
+    INSERT INTO webhook_attempts (delivery, attempt, manual, url, status, latency_ms, response, error, signed_at, at)
+    SELECT id, attempt, manual, url, http_status, latency_ms, response, error, signed_at, $2 FROM x
+  ), d AS (
+    UPDATE webhook_deliveries d SET status = x.status, next_attempt_at = x.next_at, last_status = x.http_status,
+           last_error = x.error, updated_at = $2, completed_at = CASE WHEN x.status = 'pending' THEN NULL ELSE $2::timestamptz END
+      FROM x WHERE d.id = x.id AND d.attempts = x.attempt AND d.status = 'pending'
+    RETURNING d.id
+  )
+  SELECT (SELECT count(*) FROM d)::int AS n`;
+
+// A 410 disables the endpoint and parks what is still pending for it: nothing more is sent
+// until `set` re-enables it (parked deliveries can then be redelivered on demand).
+const DISABLE_SQL = `
+  WITH e AS (
+    UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2, updated_at = $3
+     WHERE id = ANY($1::text[]) AND status = 'active' RETURNING id
+  )
+  UPDATE webhook_deliveries SET status = 'disabled', next_attempt_at = NULL, updated_at = $3, completed_at = $3
+   WHERE endpoint = ANY($1::text[]) AND status = 'pending'`;
+
+export interface WorkerStats {
+  attempts: number;
+  succeeded: number;
+  retried: number;
+  failed: number;
+  disabled: number;
+}
+
+export class DeliveryWorker {
+  private readonly sender: Sender;
+  private readonly inflightByEndpoint = new Map<string, number>();
+  private inflight = 0;
+  private stopped = true;
+  private claiming = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private pending: Array<{ o: Outcome; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private recording = false;
+  private idle: Array<() => void> = [];
+  readonly stats: WorkerStats = { attempts: 0, succeeded: 0, retried: 0, failed: 0, disabled: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: DeliveryWorkerOptions,
+  ) {
+    this.sender = new Sender({ allowPrivate: opts.allowPrivate, maxSockets: Math.max(this.perEndpoint, 16) });
+  }
+
+  private get concurrency(): number {
+    return this.opts.concurrency ?? 256;
+  }
+
+  private get perEndpoint(): number {
+    return this.opts.perEndpoint ?? 16;
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Look for due work now (after intake or a redeliver). */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.claiming) this.again = true;
+    else this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.pump(), ms);
+  }
+
+  private async pump(): Promise<void> {
+    if (this.stopped || this.claiming) return;
+    this.claiming = true;
+    let full = false;
+    try {
+      const free = this.concurrency - this.inflight;
+      if (free > 0) {
+        const claimed = await this.claim(free);
+        for (const d of claimed) void this.deliver(d);
+        // Something was due: look again at once, there may be more behind it.
+        full = claimed.length > 0;
+      }
+    } catch (err) {
+      this.opts.onError?.(err);
+    } finally {
+      this.claiming = false;
+    }
+    if (this.stopped) return;
+    const more = this.again || (full && this.inflight < this.concurrency);
+    this.again = false;
+    this.schedule(more ? 0 : (this.opts.pollMs ?? 250));
+  }
+
+  private async claim(free: number): Promise<ClaimedDelivery[]> {
+    const saturated: string[] = [];
+    const room: Record<string, number> = {};
+    for (const [ep, n] of this.inflightByEndpoint) {
+      if (n >= this.perEndpoint) saturated.push(ep);
+      else room[ep] = this.perEndpoint - n;
+    }
+    const now = this.now();
+    const leaseMs = this.opts.leaseMs ?? Math.max(60_000, (this.opts.timeoutMs ?? 10_000) * 3);
+    const { rows } = await this.db.tx((q) =>
+      q.query<ClaimedDelivery>(CLAIM_SQL, [new Date(now), saturated, Math.min(free * 4, 2000), JSON.stringify(room), this.perEndpoint, free, new Date(now + leaseMs)]),
+    );
+    for (const d of rows) {
+      this.inflight += 1;
+      this.inflightByEndpoint.set(d.endpoint, (this.inflightByEndpoint.get(d.endpoint) ?? 0) + 1);
+    }
+    return rows;
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    let outcome: Outcome;
+    try {
+      await this.opts.beforeSend?.(d);
+      outcome = await this.attempt(d);
+    } catch (err) {
+      outcome = this.outcome(d, { status: null, latencyMs: 0, excerpt: null, error: String(err).slice(0, 300) }, this.now());
+    }
+    // Retry writing until it sticks: the slot stays taken meanwhile, so memory stays bounded.
+    for (let wait = 100; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        await this.record(outcome);
+        break;
+      } catch (err) {
+        this.opts.onError?.(err);
+        if (this.stopped) break;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+    this.inflight -= 1;
+    const n = (this.inflightByEndpoint.get(d.endpoint) ?? 1) - 1;
+    if (n <= 0) this.inflightByEndpoint.delete(d.endpoint);
+    else this.inflightByEndpoint.set(d.endpoint, n);
+    if (this.inflight === 0) for (const w of this.idle.splice(0)) w();
+    this.nudge();
+  }
+
+  private async attempt(d: ClaimedDelivery): Promise<Outcome> {
+    const signedAt = this.now();
+    if (d.endpoint_status !== 'active') {
+      return this.outcome(d, { status: null, latencyMs: 0, excerpt: null, error: 'endpoint disabled' }, signedAt, 'disabled');
+    }
+    const secrets = d.secrets ?? [];
+    if (secrets.length === 0) return this.outcome(d, { status: null, latencyMs: 0, excerpt: null, error: 'no active signing secret' }, signedAt);
+    const ts = Math.floor(signedAt / 1000);
+    const res = await this.sender.send({
+      url: d.url,
+      body: d.body,
+      timeoutMs: this.opts.timeoutMs ?? 10_000,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': 'ANM-Pay-Webhooks/1.0',
+        'Service-Signature': signatureHeader(secrets, ts, d.event_id, d.body),
+        'Service-Event-ID': d.event_id,
+        'Service-Timestamp': String(ts),
+      },
+    });
+    return this.outcome(d, res, signedAt);
+  }
+
+  private outcome(d: ClaimedDelivery, res: SendResult, signedAt: number, forced?: 'disabled'): Outcome {
+    const base = {
+      id: d.id,
+      attempt: d.attempt,
+      manual: d.manual,
+      url: d.url,
+      endpoint: d.endpoint,
+      http_status: res.status,
+      latency_ms: res.latencyMs,
+      response: res.excerpt,
+      error: res.error,
+      signed_at: signedAt,
+    };
+    this.stats.attempts += 1;
+    if (forced === 'disabled') {
+      this.stats.disabled += 1;
+      return { ...base, status: 'disabled', next_at: null, gone: false };
+    }
+    if (res.status !== null && res.status >= 200 && res.status < 300) {
+      this.stats.succeeded += 1;
+      return { ...base, status: 'succeeded', next_at: null, gone: false };
+    }
+    if (res.status === 410) {
+      this.stats.disabled += 1;
+      return { ...base, status: 'disabled', next_at: null, gone: true };
+    }
+    const delay = retryDelayMs(d.attempt, this.opts.schedule);
+    if (delay === null) {
+      this.stats.failed += 1;
+      return { ...base, status: 'failed', next_at: null, gone: false };
+    }
+    this.stats.retried += 1;
+    return { ...base, status: 'pending', next_at: new Date(this.now() + delay).toISOString(), gone: false };
+  }
+
+  /** Queues an outcome for the next batched write; resolves once it is committed. */
+  private record(o: Outcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ o, resolve, reject });
+      if (!this.recording) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.recording = true;
+    try {
+      // Let outcomes finishing in the same turn join the batch.
+      await new Promise((r) => setImmediate(r));
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, 1000);
+        try {
+          await this.write(batch.map((b) => b.o));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.recording = false;
+    }
+  }
+
+  private async write(batch: Outcome[]): Promise<void> {
+    const at = new Date(this.now());
+    const gone = [...new Set(batch.filter((o) => o.gone).map((o) => o.endpoint))];
+    await this.db.tx(async (q) => {
+      await q.query(RECORD_SQL, [JSON.stringify(batch), at]);
+      if (gone.length > 0) {
+        const o = batch.find((x) => x.gone)!;
+        await q.query(DISABLE_SQL, [gone, `410 Gone from ${o.url} at ${at.toISOString()}`, at]);
+      }
+    });
+  }
+
+  /** Resolves when nothing is in flight (tests, drain). */
+  async drained(): Promise<void> {
+    if (this.inflight === 0) return;
+    await new Promise<void>((r) => this.idle.push(r));
+  }
+
+  /** Stops claiming, lets the sends in flight finish and their results be written. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    while (this.claiming) await new Promise((r) => setTimeout(r, 10));
+    await this.drained();
+    this.sender.close();
+  }
+}

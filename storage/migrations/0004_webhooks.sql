@@ -1,0 +1,80 @@
+-- Signed webhooks (issue 5, DESIGN.md §4, ADR 0008): endpoints and secrets per merchant and
+-- mode, the events received from the outbox, one delivery per (event, endpoint), every attempt.
+
+-- One endpoint per merchant and mode; `set` changes its URL, a 410 disables it.
+CREATE TABLE webhook_endpoints (
+  id              text PRIMARY KEY,
+  merchant        text NOT NULL,
+  mode            text NOT NULL CHECK (mode IN ('live', 'test')),
+  url             text NOT NULL,
+  status          text NOT NULL CHECK (status IN ('active', 'disabled')),
+  disabled_reason text,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (merchant, mode)
+);
+
+-- Signing secrets. The current one has expires_at NULL; rotation sets the previous ones to
+-- expire after the grace period, during which every active secret signs each delivery.
+CREATE TABLE webhook_secrets (
+  id         bigserial PRIMARY KEY,
+  endpoint   text NOT NULL REFERENCES webhook_endpoints (id),
+  secret     text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz
+);
+CREATE INDEX webhook_secrets_endpoint ON webhook_secrets (endpoint, created_at DESC);
+
+-- Every event received from the bus, once (the id names the fact). `skipped` = the merchant
+-- had no endpoint for that mode when the event arrived: a later endpoint does not get it.
+CREATE TABLE webhook_events (
+  id          text PRIMARY KEY,
+  merchant    text NOT NULL,
+  mode        text NOT NULL,
+  type        text NOT NULL,
+  created     bigint NOT NULL,
+  actor_id    text,
+  body        text NOT NULL,
+  skipped     boolean NOT NULL,
+  received_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX webhook_events_merchant ON webhook_events (merchant, mode, received_at DESC);
+
+-- One row per (event, endpoint). A claim pushes next_attempt_at out by the lease and bumps
+-- `attempts`, which then fences the result: a late writer of an older attempt changes nothing.
+CREATE TABLE webhook_deliveries (
+  id              text PRIMARY KEY,
+  event_id        text NOT NULL REFERENCES webhook_events (id),
+  endpoint        text NOT NULL REFERENCES webhook_endpoints (id),
+  merchant        text NOT NULL,
+  mode            text NOT NULL,
+  status          text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'disabled')),
+  attempts        integer NOT NULL DEFAULT 0,
+  manual          boolean NOT NULL DEFAULT false,
+  next_attempt_at timestamptz,
+  last_status     integer,
+  last_error      text,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  completed_at    timestamptz,
+  UNIQUE (event_id, endpoint)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_merchant ON webhook_deliveries (merchant, mode, created_at DESC);
+CREATE INDEX webhook_deliveries_endpoint_pending ON webhook_deliveries (endpoint) WHERE status = 'pending';
+
+-- The delivery log: one row per HTTP attempt, whatever its outcome.
+CREATE TABLE webhook_attempts (
+  id           bigserial PRIMARY KEY,
+  delivery     text NOT NULL REFERENCES webhook_deliveries (id),
+  attempt      integer NOT NULL,
+  manual       boolean NOT NULL DEFAULT false,
+  url          text NOT NULL,
+  status       integer,
+  latency_ms   integer NOT NULL,
+  response     text,
+  error        text,
+  signed_at    bigint NOT NULL,
+  at           timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery, id);
