@@ -64,7 +64,7 @@ export const webhooksPlugin: FastifyPluginAsync<WebhooksPluginOptions> = async (
 
   app.setErrorHandler((err: FastifyError | WebhookError, req, reply) => {
     if (err instanceof WebhookError) return sendError(reply, req, err.status, err.code, err.message);
-    if (err.statusCode === 400 && (err as FastifyError).code === 'FST_ERR_CTP_INVALID_JSON_BODY') return sendError(reply, req, 400, 'invalid_json', 'body is not valid JSON');
+    if (err.statusCode === 400 && err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return sendError(reply, req, 400, 'invalid_json', 'body is not valid JSON');
     if (err.statusCode === 413) return sendError(reply, req, 413, 'payload_too_large', 'body too large');
     if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return sendError(reply, req, err.statusCode, 'bad_request', err.message);
     req.log.error({ err }, 'webhooks api error');

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { machineRegistry } from './machines.ts';
 import { Engine } from './engine/runtime.ts';
 import { WebhookRuntime } from './webhooks/service.ts';
+import { startDevnetServer, type DevnetServer } from './chain/devnet/server.ts';
 
 export interface Services {
   config: Config;
@@ -14,6 +15,8 @@ export interface Services {
   bus: Bus;
   engine: Engine;
   webhooks: WebhookRuntime;
+  /** Both devnets' JSON-RPC on DEVNET_PORT (`/test`, `/live`); in-process for `npm start`. */
+  devnet: DevnetServer;
   log(msg: string): void;
   stop(): Promise<void>;
 }
@@ -30,6 +33,8 @@ export async function startServices(config: Config): Promise<Services> {
   await engine.start();
   const webhooks = new WebhookRuntime(db, bus, { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', log });
   await webhooks.start();
+  const devnet = await startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS });
+  log(`devnet: JSON-RPC at ${devnet.url}/test (chain id 1001) and ${devnet.url}/live (chain id 1); ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`);
   log('runtime started');
   return {
     config,
@@ -37,8 +42,10 @@ export async function startServices(config: Config): Promise<Services> {
     bus,
     engine,
     webhooks,
+    devnet,
     log,
     async stop() {
+      await devnet.close();
       await webhooks.stop();
       await engine.stop();
       await bus.close();

@@ -17,7 +17,7 @@ export interface ParsedArgs {
 export function parse(argv: string[], options: OptionSpec, usage: string): ParsedArgs {
   try {
     const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, ...options }, allowPositionals: true, strict: true });
-    return { positionals, values: values as ParsedArgs['values'] };
+    return { positionals, values };
   } catch (e) {
     throw new CliError('usage', `${e instanceof Error ? e.message : String(e)}; usage: ${usage}`, 2);
   }

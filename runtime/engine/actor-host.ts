@@ -283,7 +283,7 @@ export class ActorHost {
       handler: async (msg) => {
         const env = msg.data as ActorEnvelope;
         try {
-          await this.lanes.run(env.target.id, () => this.apply(env.target, env.event));
+          await this.applyInOrder(env.target, env.event);
           msg.ack();
         } catch (err) {
           const retryable = !(err instanceof Error) || !('retryable' in err) || (err as { retryable: boolean }).retryable;
@@ -296,6 +296,11 @@ export class ActorHost {
         }
       },
     });
+  }
+
+  /** Like `apply`, but after any earlier event for the same actor taken in this process. */
+  applyInOrder(target: ActorTarget, event: unknown): Promise<ApplyResult> {
+    return this.lanes.run(target.id, () => this.apply(target, event));
   }
 
   /** Sends an event through the bus (the path for signals and timers). */

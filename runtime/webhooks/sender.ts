@@ -73,7 +73,7 @@ export class Sender {
         {
           method: 'POST',
           agent: isHttps ? this.httpsAgent : this.httpAgent,
-          lookup: guardedLookup(this.opts.allowPrivate) as never,
+          lookup: guardedLookup(this.opts.allowPrivate),
           signal: AbortSignal.timeout(req.timeoutMs),
           headers: { ...req.headers, 'Content-Length': String(body.length) },
         },

@@ -227,7 +227,7 @@ export class DevnetNode {
     for (const p of txs) {
       this.pendingByHash.set(p.hash, p);
       let bySender = this.pendingBySender.get(p.from);
-      if (!bySender) this.pendingBySender.set(p.from, (bySender = new Map()));
+      if (!bySender) this.pendingBySender.set(p.from, (bySender = new Map<bigint, PoolTx>()));
       bySender.set(p.tx.nonce, p);
     }
     if (where === 'back') this.mempool.push(...txs);

@@ -1,0 +1,99 @@
+/**
+ * The one error-code table of the HTTP interface (spec "Errors"). Every code the gateway can
+ * return is here exactly once; `docs/errors.md` lists the same codes and a test keeps the two
+ * in step. Responses use the spec envelope; 5xx bodies are generic and carry no details.
+ */
+
+export type ErrorType = 'invalid_request' | 'api_error';
+
+export interface ErrorSpec {
+  status: number;
+  message: string;
+}
+
+export const ERRORS = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_body: { status: 400, message: 'The request body is not a valid request for this endpoint.' },
+  bad_request: { status: 400, message: 'The request parameters are malformed.' },
+  idempotency_key_required: { status: 400, message: 'An Idempotency-Key header is required to create a payment intent.' },
+  amount_must_be_string: { status: 400, message: 'Amounts must be sent as JSON strings, not numbers.' },
+  invalid_amount: { status: 400, message: 'The amount must be a decimal string greater than zero with no more decimal places than the currency allows.' },
+  currency_unsupported: { status: 400, message: 'No exchange rate is available for this currency.' },
+  invalid_metadata: { status: 400, message: 'metadata must be a JSON object of at most 4096 bytes.' },
+  invalid_url: { status: 400, message: 'success_url and cancel_url must be absolute http(s) URLs of at most 2048 characters.' },
+  field_not_settable: { status: 400, message: 'This field is determined by the service and cannot be set.' },
+  invalid_status: { status: 400, message: 'Unknown status filter.' },
+  invalid_request: { status: 400, message: 'The request is invalid.' },
+  payout_address_required: { status: 400, message: 'Set a live payout address before creating live payment intents.' },
+  unauthorized: { status: 401, message: 'Invalid API key.' },
+  forbidden: { status: 403, message: 'This operation is not allowed for this account or mode.' },
+  not_found: { status: 404, message: 'No such resource.' },
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
+  conflict: { status: 409, message: 'The resource already exists.' },
+  idempotency_key_reused: { status: 409, message: 'This Idempotency-Key was already used with a different request body.' },
+  not_cancellable: { status: 409, message: 'This payment intent can no longer be canceled.' },
+  not_refundable: { status: 409, message: 'Only PAID or PARTIALLY_REFUNDED payment intents can be refunded.' },
+  refund_refused: { status: 409, message: 'The refund was refused, typically because it exceeds the refundable remainder.' },
+  payload_too_large: { status: 413, message: 'The request body exceeds 256 KiB.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry after the number of seconds in Retry-After.' },
+  internal_error: { status: 500, message: 'An internal error occurred.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function errorType(status: number): ErrorType {
+  return status >= 500 ? 'api_error' : 'invalid_request';
+}
+
+export interface ErrorEnvelope {
+  error: { type: ErrorType; code: ErrorCode; message: string; request_id: string; retryAfter?: number };
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly opts: { retryAfter?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+// Fastify's own errors that describe a bad request rather than a fault of ours.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_body',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
+};
+
+/** Whatever was thrown, as an AppError; anything unknown is a generic 500. */
+export function ensureError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
+  if (code) return new AppError(code);
+  // A client that hung up or sent a broken stream is a bad request, not our fault.
+  const status = err && typeof err === 'object' && 'statusCode' in err ? Number(err.statusCode) : NaN;
+  if (status === 413) return new AppError('payload_too_large');
+  if (status >= 400 && status < 500) return new AppError('bad_request');
+  return new AppError('internal_error');
+}
+
+/** The spec envelope. A 5xx never carries the thrown message. */
+export function envelope(e: AppError, requestId: string): ErrorEnvelope {
+  const message = e.status >= 500 ? ERRORS[e.code].message : e.message;
+  return {
+    error: {
+      type: errorType(e.status),
+      code: e.code,
+      message,
+      request_id: requestId,
+      ...(e.status === 429 ? { retryAfter: e.opts.retryAfter ?? 1 } : {}),
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/** Operator API shapes (`/ops/api`, operator token): merchants and keys for the CLI. */
+import { z } from 'zod';
+import { modeEnum } from './payment-intent.ts';
+import { api } from './registry.ts';
+
+const keyPair = z.strictObject({ secret: z.string(), publishable: z.string() });
+
+export const CreateMerchantRequest = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    email: z.email().max(254).optional(),
+    password: z.string().min(12).max(200).optional(),
+    success_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    cancel_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    allowed_origins: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(50).optional(),
+  })
+  .register(api, { id: 'CreateMerchantRequest' });
+
+export const CreatedMerchant = z
+  .strictObject({
+    merchant_id: z.string(),
+    dashboard: z.strictObject({ email: z.string(), password: z.string() }),
+    keys: z.strictObject({ test: keyPair, live: keyPair }),
+  })
+  .register(api, { id: 'CreatedMerchant' });
+
+export const CreateKeyRequest = z
+  .strictObject({ mode: modeEnum, kind: z.enum(['secret', 'publishable']).default('secret') })
+  .register(api, { id: 'CreateKeyRequest' });
+
+export const CreatedKey = z
+  .strictObject({
+    id: z.string(),
+    merchant: z.string(),
+    mode: modeEnum,
+    kind: z.enum(['secret', 'publishable']),
+    key: z.string(),
+    prefix: z.string(),
+  })
+  .register(api, { id: 'CreatedKey' });
+
+export const RevokeKeyRequest = z.strictObject({ key: z.string().min(1).max(200) }).register(api, { id: 'RevokeKeyRequest' });
+
+export const RevokedKey = z.strictObject({ id: z.string(), revoked_at: z.iso.datetime() }).register(api, { id: 'RevokedKey' });
+
+export const MerchantStatus = z
+  .strictObject({ id: z.string(), status: z.enum(['active', 'suspended']) })
+  .register(api, { id: 'MerchantStatus' });

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { restore, step, type PersistedSnapshot } from '../kit/step.ts';
+import { block, cancel, included, MIN, refund, reorged, seen, T0, timer } from '../../test/fixtures/payment-intent.ts';
+import awaitingPayment from '../../test/fixtures/snapshots/payment_intent/1/awaiting_payment.json' with { type: 'json' };
+import confirming from '../../test/fixtures/snapshots/payment_intent/1/confirming.json' with { type: 'json' };
+import expired from '../../test/fixtures/snapshots/payment_intent/1/expired.json' with { type: 'json' };
+import failed from '../../test/fixtures/snapshots/payment_intent/1/failed.json' with { type: 'json' };
+import overpaid from '../../test/fixtures/snapshots/payment_intent/1/overpaid.json' with { type: 'json' };
+import paid from '../../test/fixtures/snapshots/payment_intent/1/paid.json' with { type: 'json' };
+import partiallyRefunded from '../../test/fixtures/snapshots/payment_intent/1/partially_refunded.json' with { type: 'json' };
+import paymentDetected from '../../test/fixtures/snapshots/payment_intent/1/payment_detected.json' with { type: 'json' };
+import refunded from '../../test/fixtures/snapshots/payment_intent/1/refunded.json' with { type: 'json' };
+import underpaid from '../../test/fixtures/snapshots/payment_intent/1/underpaid.json' with { type: 'json' };
+import { paymentIntentDefinition as def } from './definition.ts';
+import type { PaymentIntentEvent } from './events.ts';
+
+/**
+ * Snapshots persisted by machine version 1 (test/fixtures/snapshots/payment_intent/1/) must
+ * restore under the current code and keep moving: a released version's actors live on in
+ * the database. These files are frozen; a change that breaks them needs version 2.
+ */
+
+const T = T0 + 60 * MIN;
+const golden: Array<[string, unknown, string, PaymentIntentEvent, string]> = [
+  ['awaiting_payment.json', awaitingPayment, 'AWAITING_PAYMENT', seen(T), 'PAYMENT_DETECTED'],
+  ['payment_detected.json', paymentDetected, 'PAYMENT_DETECTED', included(T, { head: 105 }), 'CONFIRMING'],
+  ['confirming.json', confirming, 'CONFIRMING', block(T, 111), 'PAID'],
+  ['overpaid.json', overpaid, 'OVERPAID', included(T, { legs: 'over', head: 111 }), 'PAID'],
+  ['underpaid.json', underpaid, 'UNDERPAID', included(T, { legs: 'short', receipt: 'failed' }), 'FAILED'],
+  ['failed.json', failed, 'FAILED', seen(T, 'tx2'), 'PAYMENT_DETECTED'],
+  ['expired.json', expired, 'EXPIRED', included(T, { head: 111 }), 'PAID'],
+  ['paid.json', paid, 'PAID', refund(T, '1'), 'PARTIALLY_REFUNDED'],
+  ['partially_refunded.json', partiallyRefunded, 'PARTIALLY_REFUNDED', reorged(T), 'AWAITING_PAYMENT'],
+  ['refunded.json', refunded, 'REFUNDED', reorged(T), 'AWAITING_PAYMENT'],
+];
+
+describe('golden snapshots, payment_intent v1', () => {
+  it('version is 1', () => expect(def.version).toBe(1));
+
+  it.each(golden)('%s restores as %s and still steps', (_file, json, status, event, next) => {
+    const snap = json as PersistedSnapshot;
+    expect(def.status(restore(def, snap))).toBe(status);
+    const res = step(def, snap, event);
+    expect(res.accepted).toBe(true);
+    expect(res.status).toBe(next);
+  });
+
+  it('a restored snapshot still refuses what its state refuses', () => {
+    expect(step(def, paid as PersistedSnapshot, cancel(T)).accepted).toBe(false);
+    expect(step(def, awaitingPayment as PersistedSnapshot, timer(T0 + 30 * MIN)).status).toBe('EXPIRED');
+  });
+});

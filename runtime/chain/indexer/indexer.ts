@@ -1,0 +1,289 @@
+import type { Db } from '../../../storage/db.ts';
+import type { Bus } from '../../bus/types.ts';
+import type { ActorEnvelope } from '../../engine/actor-host.ts';
+import type { AnmRpcClient } from '../rpc-client.ts';
+import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
+import { releaseLease, tryLease } from './lease.ts';
+
+export type NetworkName = 'test' | 'live';
+
+export interface IndexerOptions {
+  network: NetworkName;
+  rpc: Pick<AnmRpcClient, 'blockNumber' | 'getBlockByNumber' | 'pendingTransactions' | 'getTransactionReceipt'>;
+  db: Db;
+  bus: Bus;
+  /** Lease holder name; unique per process. */
+  holder: string;
+  pollMs?: number;
+  leaseMs?: number;
+  /** First height to scan on an empty cursor (default: the current head). */
+  startHeight?: number;
+  /** Blocks kept for reorg detection. */
+  horizon?: number;
+  /** Blocks scanned per tick, so one tick never holds the loop for long. */
+  maxBlocksPerTick?: number;
+  now?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+interface RefRow {
+  reference: string;
+  actor_id: string;
+  kind: string;
+  recipient: string;
+  treasury: string | null;
+  required: number;
+}
+
+export interface IndexerStats {
+  blocks: number;
+  txs: number;
+  matched: number;
+  signals: number;
+  reorgs: number;
+}
+
+const sumTo = (tx: ChainTx, address: string | null): bigint =>
+  address === null ? 0n : tx.outputs.reduce((s, o) => (o.to === address ? s + o.amount : s), 0n);
+
+/**
+ * Follows one network's head through the JSON-RPC client only, so the same code follows a
+ * real node. Matches transactions by reference plus recipient, publishes chain signals on
+ * `chain.<network>.*`; per block the work is the block's transactions plus the actors whose
+ * transaction is inside the settlement window.
+ */
+export class ChainIndexer {
+  readonly stats: IndexerStats = { blocks: 0, txs: 0, matched: 0, signals: 0, reorgs: 0 };
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private running: Promise<void> | undefined;
+  private leader = false;
+  /** Matched transactions seen in the mempool and not yet included: for drop detection. */
+  private readonly pending = new Map<string, { kind: string; id: string }>();
+
+  constructor(private readonly o: IndexerOptions) {}
+
+  private get now(): number {
+    return (this.o.now ?? Date.now)();
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.tick()
+        .catch((err: unknown) => this.o.onError?.(err))
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.schedule(this.o.pollMs ?? 250);
+        });
+    }, ms);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    if (this.leader) await releaseLease(this.o.db, this.o.network, this.o.holder).catch(() => undefined);
+  }
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** One pass: hold the lease, look at the mempool, follow the head. */
+  async tick(): Promise<void> {
+    this.leader = await tryLease(this.o.db, this.o.network, this.o.holder, this.o.leaseMs ?? 10_000);
+    if (!this.leader) return;
+    await this.followHead();
+    await this.scanMempool();
+  }
+
+  private async publish(type: string, target: { kind: string; id: string }, event: ActorEnvelope['event']): Promise<void> {
+    const env: ActorEnvelope = { target, event };
+    await this.o.bus.publish(`chain.${this.o.network}.${type}`, env, { msgId: `${target.id}:${event.id}` });
+    this.stats.signals += 1;
+  }
+
+  private async refsFor(txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
+    const refs = [...new Set(txs.map((t) => t.reference).filter((r) => r.startsWith('pr1:') || r.startsWith('rf1:')))];
+    if (refs.length === 0) return new Map();
+    const { rows } = await this.o.db.query<RefRow>(
+      `SELECT reference, actor_id, kind, recipient, treasury, required FROM chain_refs WHERE network = $1 AND reference = ANY($2::text[])`,
+      [this.o.network, refs],
+    );
+    return new Map(rows.map((r) => [r.reference, r]));
+  }
+
+  private async scanMempool(): Promise<void> {
+    const txs = await this.o.rpc.pendingTransactions();
+    const refs = await this.refsFor(txs);
+    const live = new Set<string>();
+    for (const tx of txs) {
+      live.add(tx.hash);
+      const ref = refs.get(tx.reference);
+      if (!ref || this.pending.has(tx.hash)) continue;
+      const legs = this.legs(tx, ref);
+      if (!legs) continue;
+      const target = { kind: ref.kind, id: ref.actor_id };
+      this.pending.set(tx.hash, target);
+      await this.publish('tx.seen', target, { type: 'chain.tx.seen', id: `seen:${tx.hash}`, at: this.now, tx_hash: tx.hash, from: tx.from, ...legs });
+    }
+    for (const [hash, target] of this.pending) {
+      if (live.has(hash)) continue;
+      this.pending.delete(hash);
+      // Gone from the mempool: either mined (the block scan reports it) or dropped.
+      if (await this.o.rpc.getTransactionReceipt(hash)) continue;
+      const head = await this.o.rpc.blockNumber();
+      await this.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}:${head}`, at: this.now, tx_hash: hash });
+    }
+  }
+
+  /** What a matched tx pays to the recipient and to the treasury; null if the recipient is absent. */
+  private legs(tx: ChainTx, ref: RefRow): { merchant_leg: string; fee_leg: string } | null {
+    const merchant = sumTo(tx, ref.recipient);
+    if (merchant === 0n) return null; // matched by reference AND recipient, never by amount alone
+    return { merchant_leg: merchant.toString(), fee_leg: sumTo(tx, ref.treasury).toString() };
+  }
+
+  private async cursor(): Promise<{ height: number; hash: string } | null> {
+    const { rows } = await this.o.db.query<{ height: number; hash: string }>(`SELECT height, hash FROM chain_cursor WHERE network = $1`, [this.o.network]);
+    return rows[0] ?? null;
+  }
+
+  private async followHead(): Promise<void> {
+    const head = await this.o.rpc.blockNumber();
+    let cur = await this.cursor();
+    if (!cur) {
+      const start = Math.min(this.o.startHeight ?? head, head);
+      const b = start > 0 ? await this.o.rpc.getBlockByNumber(start - 1, false) : null;
+      cur = { height: start - 1, hash: b?.hash ?? '' };
+    } else if (cur.height > 0 || cur.hash) {
+      const b = await this.o.rpc.getBlockByNumber(cur.height, false);
+      if (!b || b.hash !== cur.hash) cur = await this.reorg(cur, head);
+    }
+    const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
+    for (let h = cur.height + 1; h <= last; h++) {
+      const block = await this.o.rpc.getBlockByNumber(h, true);
+      if (!block) break;
+      if (cur.hash && block.parent_hash !== cur.hash) {
+        cur = await this.reorg(cur, head);
+        break;
+      }
+      await this.scanBlock(block, head);
+      cur = { height: block.height, hash: block.hash };
+    }
+    await this.depthSignals(cur.height);
+  }
+
+  private async scanBlock(block: FullChainBlock, head: number): Promise<void> {
+    const refs = await this.refsFor(block.transactions);
+    const watch: Array<[string, string, string, number]> = [];
+    for (const tx of block.transactions) {
+      const ref = refs.get(tx.reference);
+      if (!ref) continue;
+      const legs = this.legs(tx, ref);
+      if (!legs) continue;
+      const target = { kind: ref.kind, id: ref.actor_id };
+      this.pending.delete(tx.hash);
+      await this.publish('tx.included', target, {
+        type: 'chain.tx.included',
+        id: `inc:${tx.hash}:${block.hash}`,
+        at: this.now,
+        tx_hash: tx.hash,
+        from: tx.from,
+        ...legs,
+        block_height: block.height,
+        block_hash: block.hash,
+        receipt: tx.status,
+        head: Math.max(head, block.height),
+      });
+      watch.push([tx.hash, ref.actor_id, ref.kind, ref.required]);
+      this.stats.matched += 1;
+    }
+    const horizon = this.o.horizon ?? 128;
+    await this.o.db.tx(async (q) => {
+      if (watch.length > 0) {
+        await q.query(
+          `INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
+           SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
+           ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, notified_head = NULL`,
+          [this.o.network, watch.map((w) => w[0]), watch.map((w) => w[1]), watch.map((w) => w[2]), watch.map((w) => w[3]), block.height, block.hash],
+        );
+      }
+      await q.query(
+        `INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash`,
+        [this.o.network, block.height, block.hash, block.parent_hash],
+      );
+      await q.query(
+        `INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $2, $3)
+         ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
+        [this.o.network, block.height, block.hash],
+      );
+      if (block.height % 32 === 0) {
+        await q.query(`DELETE FROM chain_blocks WHERE network = $1 AND height < $2`, [this.o.network, block.height - horizon]);
+        await q.query(`DELETE FROM chain_watch WHERE network = $1 AND block_height < $2`, [this.o.network, block.height - horizon]);
+      }
+    });
+    this.stats.blocks += 1;
+    this.stats.txs += block.transactions.length;
+  }
+
+  /** New depth for actors whose transaction has not yet been reported at the required depth. */
+  private async depthSignals(head: number): Promise<void> {
+    if (head < 0) return;
+    const { rows } = await this.o.db.query<{ tx_hash: string; actor_id: string; kind: string }>(
+      `SELECT tx_hash, actor_id, kind FROM chain_watch
+        WHERE network = $1 AND block_height IS NOT NULL AND block_height <= $2
+          AND (notified_head IS NULL OR (notified_head < $2 AND notified_head - block_height + 1 < required))`,
+      [this.o.network, head],
+    );
+    if (rows.length === 0) return;
+    const tip = await this.o.rpc.getBlockByNumber(head, false);
+    for (const r of rows) {
+      await this.publish('block', { kind: r.kind, id: r.actor_id }, { type: 'chain.block', id: `blk:${head}:${tip?.hash ?? ''}`, at: this.now, head });
+    }
+    await this.o.db.query(
+      `UPDATE chain_watch SET notified_head = $2 WHERE network = $1 AND tx_hash = ANY($3::text[])`,
+      [this.o.network, head, rows.map((r) => r.tx_hash)],
+    );
+  }
+
+  /** Walks back to the fork point, tells every actor whose tx left the chain, rewinds the cursor. */
+  private async reorg(cur: { height: number; hash: string }, head: number): Promise<{ height: number; hash: string }> {
+    this.stats.reorgs += 1;
+    const { rows: stored } = await this.o.db.query<{ height: number; hash: string }>(
+      `SELECT height, hash FROM chain_blocks WHERE network = $1 AND height <= $2 ORDER BY height DESC`,
+      [this.o.network, cur.height],
+    );
+    let fork = { height: (stored.at(-1)?.height ?? 0) - 1, hash: '' };
+    for (const s of stored) {
+      const b = await this.o.rpc.getBlockByNumber(s.height, false);
+      if (b && b.hash === s.hash) {
+        fork = { height: s.height, hash: s.hash };
+        break;
+      }
+    }
+    const { rows: gone } = await this.o.db.query<{ tx_hash: string; actor_id: string; kind: string; block_hash: string }>(
+      `SELECT tx_hash, actor_id, kind, block_hash FROM chain_watch WHERE network = $1 AND block_height > $2`,
+      [this.o.network, fork.height],
+    );
+    for (const g of gone) {
+      await this.publish('tx.reorged', { kind: g.kind, id: g.actor_id }, { type: 'chain.reorged', id: `reorg:${g.tx_hash}:${g.block_hash}`, at: this.now, tx_hash: g.tx_hash, head });
+    }
+    await this.o.db.tx(async (q) => {
+      await q.query(`UPDATE chain_watch SET block_height = NULL, block_hash = NULL, notified_head = NULL WHERE network = $1 AND block_height > $2`, [this.o.network, fork.height]);
+      await q.query(`DELETE FROM chain_blocks WHERE network = $1 AND height > $2`, [this.o.network, fork.height]);
+      await q.query(
+        `INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $2, $3)
+         ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
+        [this.o.network, fork.height, fork.hash],
+      );
+    });
+    return fork;
+  }
+}

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { paymentReference } from '../../machines/chain/reference.ts';
+import { encodeSignedTx } from '../../machines/chain/tx.ts';
+import { NETWORKS } from '../../machines/chain/address.ts';
+import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
+import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
+import { generateWallet, sign, type Wallet } from '../../runtime/chain/codec/keys.ts';
+import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
+import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
+import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import type { Subscription } from '../../runtime/bus/types.ts';
+import { MachineRegistry } from '../../runtime/engine/registry.ts';
+import { Engine } from '../../runtime/engine/runtime.ts';
+import { waitFor, type Backend } from './backends.ts';
+
+/** Engine + in-process devnet (mines on request) + indexer + chain router on one backend. */
+export class ChainHarness {
+  readonly merchant = generateWallet('test');
+  readonly treasury = generateWallet('test');
+  private n = 0;
+
+  private constructor(
+    readonly b: Backend,
+    readonly devnet: DevnetServer,
+    readonly rpc: AnmRpcClient,
+    readonly engine: Engine,
+    readonly indexer: ChainIndexer,
+    private readonly router: Subscription,
+  ) {}
+
+  static async start(b: Backend, registry = new MachineRegistry([paymentIntentDefinition])): Promise<ChainHarness> {
+    const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
+    const rpc = new AnmRpcClient(`${devnet.url}/test`);
+    const engine = new Engine({ db: b.db, bus: b.bus, registry, sweeper: { pollMs: 50 } });
+    await engine.start();
+    const router = await startChainRouter(b.bus, engine.host);
+    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: b.bus, holder: `test-${randomBytes(4).toString('hex')}`, pollMs: 30, startHeight: 0 });
+    indexer.start();
+    return new ChainHarness(b, devnet, rpc, engine, indexer, router);
+  }
+
+  async createIntent(opts: { anm?: bigint; ttlMs?: number; required?: number } = {}): Promise<string> {
+    const id = `pay_t${++this.n}_${randomBytes(4).toString('hex')}`;
+    const now = Date.now();
+    await this.engine.host.apply(
+      { kind: 'payment_intent', id, merchant: 'm_test', mode: 'test' },
+      {
+        type: 'intent.create',
+        id: `create:${id}`,
+        at: now,
+        intent_id: id,
+        merchant_id: 'm_test',
+        mode: 'test',
+        currency: 'ANM',
+        requested_amount: null,
+        anm_amount: String(opts.anm ?? 1_000_000_000n),
+        payment_address: this.merchant.address,
+        treasury_address: this.treasury.address,
+        payment_reference: paymentReference(randomBytes(20)),
+        expires_at: now + (opts.ttlMs ?? 30 * 60_000),
+        required_confirmations: opts.required ?? 12,
+        metadata: { order: id },
+      },
+    );
+    return id;
+  }
+
+  async context(id: string): Promise<{ state: string; ctx: PaymentIntentContext }> {
+    const { rows } = await this.b.db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
+    return { state: rows[0]!.state, ctx: rows[0]!.snapshot.context };
+  }
+
+  async customer(fund = 100_000_000_000n): Promise<Wallet> {
+    const w = generateWallet('test');
+    if (fund > 0n) await this.rpc.faucet(w.address, fund);
+    return w;
+  }
+
+  /** Pays the intent from `payer`; `total` scales both legs (under/overpayment). */
+  async pay(id: string, payer: Wallet, total?: bigint): Promise<string> {
+    const { ctx } = await this.context(id);
+    const nonce = await this.rpc.getNonce(payer.address, 'pending');
+    const tx = buildPaymentTx(
+      {
+        id,
+        status: 'AWAITING_PAYMENT',
+        network: 'test',
+        payment_address: ctx.payment_address,
+        treasury_address: ctx.treasury_address,
+        merchant_amount: BigInt(ctx.merchant_amount),
+        protocol_fee: BigInt(ctx.protocol_fee),
+        anm_amount: BigInt(ctx.anm_amount),
+        payment_reference: ctx.payment_reference,
+        expires_at: null,
+      },
+      { chainId: NETWORKS.test.chainId, publicKey: payer.publicKey, nonce },
+      total,
+    );
+    return this.rpc.sendRawTransaction(encodeSignedTx(sign(tx, payer.secretKey)));
+  }
+
+  async mine(n: number): Promise<void> {
+    await this.rpc.mine(n);
+  }
+
+  /** Waits until the indexer has scanned the node's head and the actors have caught up. */
+  async settle(): Promise<void> {
+    const head = await this.rpc.blockNumber();
+    await waitFor(async () => {
+      const { rows } = await this.b.db.query<{ height: number }>(`SELECT height FROM chain_cursor WHERE network = 'test'`);
+      return (rows[0]?.height ?? -1) >= head;
+    }, 15_000, `indexer at head ${head}`);
+    // Signals published: wait until every one was applied by the router.
+    await waitFor(async () => {
+      const { rows } = await this.b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_watch WHERE network = 'test' AND block_height IS NOT NULL AND notified_head IS NULL`);
+      return rows[0]!.n === 0;
+    }, 15_000, 'depth signals');
+    await new Promise((r) => setTimeout(r, 150));
+  }
+
+  async waitState(id: string, state: string, timeoutMs = 15_000): Promise<PaymentIntentContext> {
+    return waitFor(async () => {
+      const c = await this.context(id);
+      return c.state === state ? c.ctx : undefined;
+    }, timeoutMs, `${id} to reach ${state}`);
+  }
+
+  async webhookTypes(id: string): Promise<string[]> {
+    const { rows } = await this.b.db.query<{ t: string }>(`SELECT payload->'event'->>'type' AS t FROM outbox WHERE actor_id = $1 AND subject LIKE 'fx.webhook.%' ORDER BY id`, [id]);
+    return rows.map((r) => r.t);
+  }
+
+  async stop(): Promise<void> {
+    await this.indexer.stop();
+    await this.router.stop();
+    await this.engine.stop();
+    await this.devnet.close();
+  }
+}
