@@ -1,0 +1,17 @@
+import type { DurableMachine } from '../kit/durable.ts';
+import { refundEvents } from './events.ts';
+import { refundMachine } from './machine.ts';
+
+/** How the runtime hosts refunds: actor kind `refund`, machine version 1. */
+export const refundDefinition: DurableMachine<typeof refundMachine> = {
+  kind: 'refund',
+  version: 1,
+  machine: refundMachine,
+  events: refundEvents,
+  createEvent: 'refund.create',
+  input: (e) => {
+    if (e.type !== 'refund.create') throw new TypeError(`refund is created by refund.create, not ${e.type}`);
+    return e;
+  },
+  status: (s) => String(s.value),
+};

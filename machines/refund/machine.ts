@@ -1,0 +1,106 @@
+import { and, assign, setup } from 'xstate';
+import { effectActions } from '../kit/effects.ts';
+import { initialRefundContext, type RefundContext } from './context.ts';
+import { UNSIGNED_TTL_MS, type RefundCreateEvent, type RefundEvent } from './events.ts';
+import * as rules from './rules.ts';
+import { refundWebhookData, type RefundStatus } from './view.ts';
+
+/**
+ * A refund is a new transfer the merchant signs from the payout address (spec rule 8):
+ * REQUIRES_SIGNATURE → SUBMITTED → CONFIRMING → CONFIRMED, or FAILED / CANCELED.
+ * The payment intent learns the outcome through `sendTo` effects.
+ */
+type Ctx = RefundContext;
+type Args = { context: Ctx; event: RefundEvent };
+
+const webhook = (type: string, status: RefundStatus) => ({
+  type: 'emitWebhook' as const,
+  params: ({ context, event }: Args) => ({ type, created: event.at, data: refundWebhookData(context, status) }),
+});
+const toIntent = (type: 'refund.confirmed' | 'refund.released') => ({
+  type: 'sendTo' as const,
+  params: ({ context, event }: Args) => ({
+    kind: 'payment_intent',
+    actorId: context.payment_intent,
+    event: { type, id: `${type}:${context.refund_id}`, at: event.at, refund_id: context.refund_id, amount: context.amount },
+  }),
+});
+const unsignedTimer = {
+  type: 'scheduleTimer' as const,
+  params: ({ event }: Args) => ({ name: 'unsigned', at: event.at + UNSIGNED_TTL_MS, event: 'timer.expired' }),
+};
+const cancelUnsigned = { type: 'cancelTimer' as const, params: { name: 'unsigned' } };
+
+const rf = setup({
+  types: { context: {} as RefundContext, events: {} as RefundEvent, input: {} as RefundCreateEvent },
+  actions: {
+    ...effectActions,
+    recordTx: assign(({ context, event }) => {
+      if (event.type === 'refund.submitted' || event.type === 'chain.tx.seen') return { tx_hash: event.tx_hash };
+      if (event.type !== 'chain.tx.included') return {};
+      return { tx_hash: event.tx_hash, block_height: event.block_height, confirmations: rules.confirmationsAt(event.block_height, event.head) };
+    }),
+    trackDepth: assign(({ context, event }) =>
+      event.type === 'chain.block' && context.block_height !== null ? { confirmations: rules.confirmationsAt(context.block_height, event.head) } : {},
+    ),
+    clearInclusion: assign({ block_height: null, confirmations: 0 }),
+    clearTx: assign({ tx_hash: null, block_height: null, confirmations: 0 }),
+    complete: assign({ completed_at: ({ event }) => event.at }),
+    noteFailure: assign({ failure: ({ event }) => (event.type === 'chain.tx.included' ? 'receipt_failed' : event.type === 'timer.expired' ? 'unsigned_expired' : 'canceled') }),
+  },
+  guards: {
+    paysRefund: ({ context, event }) => rules.paysRefund(context, event),
+    sameTx: ({ context, event }) => rules.sameTx(context, event),
+    depthReached: ({ context, event }) => rules.depthReached(context, event),
+    receiptFailed: ({ event }) => rules.receiptFailed(event),
+    unsignedDue: ({ context, event }) => rules.unsignedDue(context, event),
+  },
+});
+
+const confirmed = ['recordTx', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] as const;
+const failed = ['recordTx', 'noteFailure', toIntent('refund.released')] as const;
+// A transfer carrying the refund reference and paying the whole amount to the customer.
+const inclusion = [
+  { guard: and(['paysRefund', 'receiptFailed']), target: 'FAILED', actions: [...failed] },
+  { guard: and(['paysRefund', 'depthReached']), target: 'CONFIRMED', actions: [...confirmed] },
+  { guard: 'paysRefund' as const, target: 'CONFIRMING', actions: ['recordTx' as const] },
+];
+
+export const refundMachine = rf.createMachine({
+  id: 'refund',
+  initial: 'NEW',
+  context: ({ input }) => initialRefundContext(input),
+  states: {
+    NEW: { on: { 'refund.create': { target: 'REQUIRES_SIGNATURE', actions: [webhook('refund.created', 'REQUIRES_SIGNATURE'), unsignedTimer] } } },
+    REQUIRES_SIGNATURE: {
+      exit: [cancelUnsigned],
+      on: {
+        'refund.submitted': { target: 'SUBMITTED', actions: ['recordTx'] },
+        'chain.tx.seen': { guard: 'paysRefund', target: 'SUBMITTED', actions: ['recordTx'] },
+        'chain.tx.included': inclusion,
+        'refund.cancel': { target: 'CANCELED', actions: ['noteFailure', toIntent('refund.released')] },
+        'timer.expired': { guard: 'unsignedDue', target: 'CANCELED', actions: ['noteFailure', toIntent('refund.released')] },
+      },
+    },
+    SUBMITTED: {
+      on: {
+        'chain.tx.seen': { guard: 'sameTx' },
+        'chain.tx.included': inclusion,
+        'chain.tx.dropped': { guard: 'sameTx', target: 'REQUIRES_SIGNATURE', actions: ['clearTx', unsignedTimer] },
+      },
+    },
+    CONFIRMING: {
+      on: {
+        'chain.tx.included': [
+          { guard: and(['sameTx', 'receiptFailed']), target: 'FAILED', actions: [...failed] },
+          { guard: 'sameTx', actions: ['recordTx'] },
+        ],
+        'chain.block': [{ guard: 'depthReached', target: 'CONFIRMED', actions: ['trackDepth', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] }, { actions: ['trackDepth'] }],
+        'chain.reorged': { guard: 'sameTx', target: 'SUBMITTED', actions: ['clearInclusion'] },
+      },
+    },
+    CONFIRMED: {},
+    FAILED: {},
+    CANCELED: {},
+  },
+});
