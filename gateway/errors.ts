@@ -67,6 +67,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_body',
   FST_ERR_BAD_URL: 'bad_request',
   FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
@@ -77,6 +78,8 @@ export function ensureError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
   if (code) return new AppError(code);
+  // Fastify's JSON parser (used by plugins on the root context) marks its SyntaxError 400.
+  if (err instanceof SyntaxError && 'statusCode' in err && err.statusCode === 400) return new AppError('invalid_json');
   // A client that hung up or sent a broken stream is a bad request, not our fault.
   const status = err && typeof err === 'object' && 'statusCode' in err ? Number(err.statusCode) : NaN;
   if (status === 413) return new AppError('payload_too_large');

@@ -20,6 +20,11 @@ export const configSchema = z.object({
   ANMPAY_OPERATOR_TOKEN: z.string().min(16).optional(),
   ANMPAY_KEY_PEPPER: z.string().min(16).optional(),
   ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
+  // Merchant API token buckets (spec Limits); raised only for benchmarks.
+  RATE_LIMIT_KEY_PER_MIN: z.coerce.number().positive().default(100),
+  RATE_LIMIT_KEY_BURST: z.coerce.number().min(1).default(100),
+  RATE_LIMIT_IP_PER_MIN: z.coerce.number().positive().default(300),
+  RATE_LIMIT_IP_BURST: z.coerce.number().min(1).default(300),
   /** Seconds a rotated-out webhook secret keeps signing (both active during the grace). */
   ANMPAY_WEBHOOK_ROTATION_GRACE_S: z.coerce.number().int().min(0).max(604_800).default(86_400),
 });

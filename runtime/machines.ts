@@ -1,6 +1,7 @@
+import { paymentIntentDefinition } from '../machines/payment-intent/definition.ts';
 import { MachineRegistry } from './engine/registry.ts';
 
 /** Every durable machine this service hosts. */
 export function machineRegistry(): MachineRegistry {
-  return new MachineRegistry([]);
+  return new MachineRegistry([paymentIntentDefinition]);
 }

@@ -6,6 +6,11 @@ import type { Bus } from './bus/types.ts';
 import type { Config } from './config.ts';
 import { machineRegistry } from './machines.ts';
 import { Engine } from './engine/runtime.ts';
+import { demoBanner } from './merchant/bootstrap.ts';
+import { openMerchantServices } from './merchant/index.ts';
+// The composition root is the one runtime file that knows the edge: it starts the HTTP server.
+// eslint-disable-next-line no-restricted-imports
+import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { WebhookRuntime } from './webhooks/service.ts';
 import { startDevnetServer, type DevnetServer } from './chain/devnet/server.ts';
 
@@ -14,6 +19,8 @@ export interface Services {
   db: Db;
   bus: Bus;
   engine: Engine;
+  /** The merchant HTTP server on HOST:PORT. */
+  http: HttpEdge;
   webhooks: WebhookRuntime;
   /** Both devnets' JSON-RPC on DEVNET_PORT (`/test`, `/live`); in-process for `npm start`. */
   devnet: DevnetServer;
@@ -36,15 +43,30 @@ export async function startServices(config: Config): Promise<Services> {
   const devnet = await startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS });
   log(`devnet: JSON-RPC at ${devnet.url}/test (chain id 1001) and ${devnet.url}/live (chain id 1); ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`);
   log('runtime started');
+  const merchant = await openMerchantServices(db, config);
+  const http = await startHttp(
+    {
+      ...merchant,
+      host: engine.host,
+      dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
+      logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+    },
+    { host: config.HOST, port: config.PORT, publicBaseUrl: config.PUBLIC_BASE_URL },
+  );
+  log(`merchant API listening on ${http.url}`);
+  if (merchant.demo) process.stdout.write(demoBanner(merchant.demo, config.PUBLIC_BASE_URL ?? http.url));
   return {
     config,
     db,
     bus,
     engine,
+    http,
     webhooks,
     devnet,
     log,
     async stop() {
+      // Stop taking requests first: /healthz turns 503, the listener closes, in-flight requests finish.
+      await http.close();
       await devnet.close();
       await webhooks.stop();
       await engine.stop();

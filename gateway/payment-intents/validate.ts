@@ -35,7 +35,7 @@ function present(body: Record<string, unknown>, k: string): boolean {
 function checkUrl(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   const bad = new AppError('invalid_url');
-  if (typeof v !== 'string' || v.length > LIMITS.url || v !== v.trim() || /[\u0000-\u001f\u007f\s]/.test(v)) throw bad;
+  if (typeof v !== 'string' || v.length > LIMITS.url || !storableString(v) || /[\u0000-\u001f\u007f\s]/.test(v)) throw bad;
   let u: URL;
   try {
     u = new URL(v);

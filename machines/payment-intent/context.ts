@@ -58,6 +58,8 @@ export interface PaymentIntentContext {
   /** What the matched tx paid above anm_amount, over both legs ('0' unless overpaid). */
   excess: string;
   refunds: RefundRecord[];
+  /** Refunds created and not yet CONFIRMED, FAILED or CANCELED: they hold part of the cap. Absent in v1 snapshots taken before refunds existed. */
+  refund_holds?: RefundRecord[];
 }
 
 /** The machine input is the validated create event itself. */
@@ -93,5 +95,6 @@ export function initialContext(e: PaymentIntentInput): PaymentIntentContext {
     confirmations: 0,
     excess: '0',
     refunds: [],
+    refund_holds: [],
   };
 }

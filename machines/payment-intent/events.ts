@@ -71,7 +71,25 @@ export const timerExpired = z.object({ type: z.literal('timer.expired'), ...base
 
 export const refundConfirmed = z.object({ type: z.literal('refund.confirmed'), ...base, refund_id: nonEmpty, amount: positiveNanm });
 
+/**
+ * A refund asks for part of the cap. Accepted only while the remainder covers it; the intent
+ * then creates the refund actor through the outbox (`refund_create` is that actor's create
+ * event), so a reservation never exists without its refund.
+ */
+export const refundReserve = z.object({
+  type: z.literal('refund.reserve'),
+  ...base,
+  refund_id: nonEmpty,
+  amount: positiveNanm,
+  refund_create: z.record(z.string(), z.unknown()).and(z.object({ type: z.literal('refund.create'), id: nonEmpty, at: unixMs })),
+});
+
+/** A refund that FAILED or was CANCELED gives its amount back to the remainder. */
+export const refundReleased = z.object({ type: z.literal('refund.released'), ...base, refund_id: nonEmpty, amount: positiveNanm });
+
 export const paymentIntentEvents = z.discriminatedUnion('type', [
+  refundReserve,
+  refundReleased,
   intentCreate,
   intentCancel,
   txSeen,
@@ -92,6 +110,7 @@ export type ChainBlockEvent = z.infer<typeof chainBlock>;
 export type ChainReorgedEvent = z.infer<typeof chainReorged>;
 export type TimerExpiredEvent = z.infer<typeof timerExpired>;
 export type RefundConfirmedEvent = z.infer<typeof refundConfirmed>;
+export type RefundReserveEvent = z.infer<typeof refundReserve>;
 export type PaymentIntentEvent = z.infer<typeof paymentIntentEvents>;
 export type Quote = z.infer<typeof quoteSchema>;
 

@@ -92,8 +92,17 @@ const pi = setup({
     markExpired: assign({ expired_at: ({ event }) => event.at }),
     recordRefund: assign(({ context, event }) =>
       event.type === 'refund.confirmed'
-        ? { refunds: [...context.refunds, { refund_id: event.refund_id, amount: event.amount, at: event.at }] }
+        ? {
+            refunds: [...context.refunds, { refund_id: event.refund_id, amount: event.amount, at: event.at }],
+            refund_holds: (context.refund_holds ?? []).filter((h) => h.refund_id !== event.refund_id),
+          }
         : {},
+    ),
+    holdRefund: assign(({ context, event }) =>
+      event.type === 'refund.reserve' ? { refund_holds: [...(context.refund_holds ?? []), { refund_id: event.refund_id, amount: event.amount, at: event.at }] } : {},
+    ),
+    releaseRefund: assign(({ context, event }) =>
+      event.type === 'refund.released' ? { refund_holds: (context.refund_holds ?? []).filter((h) => h.refund_id !== event.refund_id) } : {},
     ),
   },
   guards: {
@@ -110,6 +119,8 @@ const pi = setup({
     expiryDue: ({ context, event }) => rules.expiryDue(context, event),
     refundWithinCap: ({ context, event }) => rules.refundWithinCap(context, event),
     refundCompletes: ({ context, event }) => rules.refundCompletes(context, event),
+    reserveFits: ({ context, event }) => rules.reserveFits(context, event),
+    holdExists: ({ context, event }) => rules.holdExists(context, event),
   },
 });
 
@@ -164,6 +175,18 @@ const refunds = [
   { guard: 'refundCompletes' as const, target: 'REFUNDED', actions: ['recordRefund' as const] },
   { guard: 'refundWithinCap' as const, target: 'PARTIALLY_REFUNDED', actions: ['recordRefund' as const] },
 ];
+/** Reserve part of the cap and create the refund actor through the outbox, in one step. */
+const createRefund = {
+  type: 'sendTo' as const,
+  params: ({ event }: { event: PaymentIntentEvent }) => {
+    if (event.type !== 'refund.reserve') throw new TypeError('createRefund runs on refund.reserve');
+    return { kind: 'refund', actorId: event.refund_id, event: event.refund_create };
+  },
+};
+const refundHolds = {
+  'refund.reserve': { guard: 'reserveFits' as const, actions: ['holdRefund' as const, createRefund] },
+  'refund.released': { guard: 'holdExists' as const, actions: ['releaseRefund' as const] },
+};
 
 export const paymentIntentMachine = pi.createMachine({
   id: 'payment_intent',
@@ -207,9 +230,9 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.tx.dropped': reopenOnLoss,
       },
     },
-    PAID: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds } },
-    PARTIALLY_REFUNDED: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds } },
-    REFUNDED: { on: { 'chain.reorged': settledReorg } },
+    PAID: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds, ...refundHolds } },
+    PARTIALLY_REFUNDED: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds, ...refundHolds } },
+    REFUNDED: { on: { 'chain.reorged': settledReorg, 'refund.released': refundHolds['refund.released'] } },
     EXPIRED: {
       // Late payments: a transfer signed before expiry may still arrive within the window.
       on: {

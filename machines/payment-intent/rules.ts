@@ -129,6 +129,26 @@ export function refunded(ctx: PaymentIntentContext): bigint {
   return ctx.refunds.reduce((sum, r) => sum + BigInt(r.amount), 0n);
 }
 
+export function held(ctx: PaymentIntentContext): bigint {
+  return (ctx.refund_holds ?? []).reduce((sum, r) => sum + BigInt(r.amount), 0n);
+}
+
+/** Remaining refundable amount: cap − confirmed refunds − refunds still in flight. */
+export function refundRemaining(ctx: PaymentIntentContext): bigint {
+  return refundCap(ctx) - refunded(ctx) - held(ctx);
+}
+
+export function reserveFits(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  if (e.type !== 'refund.reserve') return false;
+  const known = ctx.refunds.some((r) => r.refund_id === e.refund_id) || (ctx.refund_holds ?? []).some((r) => r.refund_id === e.refund_id);
+  const amount = BigInt(e.amount);
+  return !known && amount > 0n && amount <= refundRemaining(ctx);
+}
+
+export function holdExists(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'refund.released' && (ctx.refund_holds ?? []).some((r) => r.refund_id === e.refund_id);
+}
+
 /** Invariant refunded <= cap; a refund id counts once. */
 export function refundWithinCap(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
   if (e.type !== 'refund.confirmed' || ctx.refunds.some((r) => r.refund_id === e.refund_id)) return false;

@@ -158,11 +158,11 @@ export class ActorHost {
       const inserted = await q.query(
         `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ON CONFLICT (id) DO NOTHING`,
-        [target.id, def.kind, target.merchant ?? null, target.mode ?? null, def.kind, def.version, created.status, JSON.stringify(created.snapshot)],
+        [target.id, def.kind, merchant, mode, def.kind, def.version, created.status, JSON.stringify(created.snapshot)],
       );
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
-      await this.write(q, INSERT_ACTOR, def, target, event, 1, null, created, target.merchant ?? null, target.mode ?? null);
-      return this.result('applied', def, target.id, 1, created.status, created.snapshot, target.merchant ?? null, target.mode ?? null);
+      await this.write(q, INSERT_ACTOR, def, target, event, 1, null, created, merchant, mode);
+      return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
     }
     if (timerName !== null) {
       const t = await q.query<{ generation: number }>(SELECT_TIMER, [target.id, timerName]);

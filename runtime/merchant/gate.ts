@@ -37,7 +37,7 @@ export interface GateKey {
 }
 
 export type ClaimOutcome =
-  | { outcome: 'claimed'; intentId: string }
+  | { outcome: 'claimed'; intentId: string | null }
   | { outcome: 'reused' }
   | { outcome: 'in_flight' }
   | { outcome: 'replay'; status: number; headers: Record<string, string>; body: Buffer };
@@ -46,7 +46,8 @@ export interface GateInput {
   ip: string;
   /** Keyed hash of a well-formed secret key, or null when none was offered. */
   keyHash: string | null;
-  claim?: { key: string; requestHash: string; newIntentId: string };
+  /** `newIntentId` null: the caller derives the id itself (merchant_order_id, ADR 0006). */
+  claim?: { key: string; requestHash: string; newIntentId: string | null };
   readId?: string;
 }
 
@@ -130,7 +131,7 @@ function claimOf(r: GateRow): ClaimOutcome | null {
     case null:
       return null;
     case 'claimed':
-      return { outcome: 'claimed', intentId: r.idem_intent_id! };
+      return { outcome: 'claimed', intentId: r.idem_intent_id };
     case 'replay':
       return { outcome: 'replay', status: r.idem_status!, headers: r.idem_headers ?? {}, body: Buffer.from(r.idem_body!) };
     default:

@@ -1,0 +1,69 @@
+/**
+ * The merchant service's HTTP edge: `buildApp(deps)` returns a Fastify instance that has not
+ * listened yet (gateway/server.ts listens; tests listen on port 0). One plugin per resource;
+ * errors, 404 and 405 in one place, all in the spec envelope.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomId } from '../runtime/merchant/secrets.ts';
+import type { GatewayDeps } from './deps.ts';
+import { AppError, envelope, ensureError } from './errors.ts';
+import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
+import { KnownRoutes } from './http/known-routes.ts';
+import { JSON_TYPE } from './http/reply.ts';
+import { openApiDocument } from './openapi.ts';
+import balance from './routes/balance.ts';
+import checkoutData from './routes/checkout-data.ts';
+import health from './routes/health.ts';
+import ops from './routes/ops.ts';
+import paymentIntents from './routes/payment-intents.ts';
+
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // Request ids are ours: a client-supplied one would let callers forge log correlation.
+    genReqId: () => randomId('req_', 10),
+    requestIdHeader: false,
+    // Draining is reported by /healthz; requests already on a connection are still answered.
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: 256 },
+  });
+  const known = new KnownRoutes();
+  app.addHook('onRoute', (r) => known.add(r.method, r.url));
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('request-id', req.id);
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = ensureError(err);
+    if (e.status >= 500) req.log.error({ err }, 'request failed');
+    if (e.opts.headers) void reply.headers(e.opts.headers);
+    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    const allowed = known.methodsFor(path);
+    const e = allowed.length > 0 ? new AppError('method_not_allowed', `Allowed: ${allowed.join(', ')}.`) : new AppError('not_found');
+    if (allowed.length > 0) void reply.header('Allow', allowed.join(', '));
+    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
+  });
+
+  const opts = { deps };
+  await app.register(health, opts);
+  // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is
+  // scoped to this context, so plugins registered on the root keep Fastify's JSON parser.
+  await app.register(async (api) => {
+    rawBodyParser(api);
+    await api.register(paymentIntents, opts);
+    await api.register(balance, opts);
+    await api.register(checkoutData, opts);
+    await api.register(ops, opts);
+  });
+  let doc: string | undefined;
+  app.get('/api/v1/openapi.json', async (_req, reply) => {
+    doc ??= JSON.stringify(openApiDocument(deps.baseUrl()));
+    return reply.type(JSON_TYPE).send(doc);
+  });
+  return app;
+}

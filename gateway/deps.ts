@@ -1,0 +1,29 @@
+import type { ActorTarget, ApplyResult } from '../runtime/engine/actor-host.ts';
+import type { Treasury } from '../runtime/merchant/bootstrap.ts';
+import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
+import type { IntentReads } from '../runtime/merchant/intent-reads.ts';
+import type { Merchants } from '../runtime/merchant/merchants.ts';
+import type { RateSource } from '../runtime/rates/rate-source.ts';
+
+/** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
+export interface GatewayDeps {
+  /** The only way the gateway changes domain state: events to actors. */
+  host: { apply(target: ActorTarget, event: unknown): Promise<ApplyResult> };
+  gate: Gate;
+  idempotency: IdempotencyRecords;
+  intents: IntentReads;
+  merchants: Merchants;
+  rates: RateSource;
+  treasury: Treasury;
+  /** Server pepper for key hashes and keyed intent ids. */
+  pepper: Buffer;
+  operatorToken: string;
+  /** Public base URL for `checkout_url`; a function because a test server learns its port late. */
+  baseUrl: () => string;
+  /** True when the database answers. */
+  dbHealthy: () => Promise<boolean>;
+  /** Set while the process drains: /healthz answers 503 so balancers stop routing here. */
+  lifecycle: { draining: boolean };
+  logger?: boolean | { level: string };
+  now?: () => number;
+}

@@ -1,0 +1,14 @@
+/** `GET /healthz`: 200 while this process should get traffic; 503 while draining or when the database does not answer. */
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../deps.ts';
+import { sendJson } from '../http/reply.ts';
+
+export default async function health(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
+  const d = opts.deps;
+  app.get('/healthz', async (_req, reply) => {
+    if (d.lifecycle.draining) sendJson(reply, 503, { status: 'draining' });
+    else if (!(await d.dbHealthy())) sendJson(reply, 503, { status: 'database_unreachable' });
+    else sendJson(reply, 200, { status: 'ok' });
+    return reply;
+  });
+}

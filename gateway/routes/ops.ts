@@ -1,0 +1,75 @@
+/**
+ * Operator API behind the operator token (`Authorization: Bearer <token>`): what the
+ * `anmpay merchant|keys` commands call. Spec Authentication 10 leaves key management to the
+ * dashboard; this is the operator's side of it.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { MerchantConflict, MerchantNotFound } from '../../runtime/merchant/merchants.ts';
+import type { GatewayDeps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { jsonBody } from '../http/body.ts';
+import { sendJson } from '../http/reply.ts';
+import { isOperator } from '../operator-auth.ts';
+import { CreateKeyRequest, CreateMerchantRequest, RevokeKeyRequest } from '../schemas/ops.ts';
+
+function parse<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> {
+  const r = schema.safeParse(jsonBody(req) ?? {});
+  if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  return r.data;
+}
+
+export default async function ops(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
+  const d = opts.deps;
+  app.addHook('preHandler', async (req) => {
+    if (!isOperator(req, d.operatorToken)) throw new AppError('unauthorized');
+  });
+
+  app.post('/ops/api/merchants', async (req, reply) => {
+    const body = parse(CreateMerchantRequest, req);
+    try {
+      sendJson(reply, 201, await d.merchants.create(body));
+    } catch (err) {
+      if (err instanceof MerchantConflict) throw new AppError('conflict', err.message);
+      throw err;
+    }
+    return reply;
+  });
+
+  app.post<{ Params: { id: string } }>('/ops/api/merchants/:id/keys', async (req, reply) => {
+    const body = parse(CreateKeyRequest, req);
+    try {
+      sendJson(reply, 201, await d.merchants.createKey(req.params.id, body.mode, body.kind));
+    } catch (err) {
+      if (err instanceof MerchantNotFound) throw new AppError('not_found', 'No such merchant.');
+      throw err;
+    }
+    return reply;
+  });
+
+  const revoke = async (idOrKey: string) => {
+    const r = await d.merchants.revokeKey(idOrKey);
+    if (!r) throw new AppError('not_found', 'No such key.');
+    return r;
+  };
+  app.post<{ Params: { id: string } }>('/ops/api/keys/:id/revoke', async (req, reply) => {
+    sendJson(reply, 200, await revoke(req.params.id));
+    return reply;
+  });
+  // The key itself in the body, so a secret never sits in a URL or an access log.
+  app.post('/ops/api/keys/revoke', async (req, reply) => {
+    sendJson(reply, 200, await revoke(parse(RevokeKeyRequest, req).key));
+    return reply;
+  });
+
+  for (const [action, status] of [
+    ['suspend', 'suspended'],
+    ['activate', 'active'],
+  ] as const) {
+    app.post<{ Params: { id: string } }>(`/ops/api/merchants/:id/${action}`, async (req, reply) => {
+      if (!(await d.merchants.setStatus(req.params.id, status))) throw new AppError('not_found', 'No such merchant.');
+      sendJson(reply, 200, { id: req.params.id, status });
+      return reply;
+    });
+  }
+}

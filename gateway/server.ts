@@ -1,0 +1,46 @@
+/**
+ * Listening and draining for the merchant HTTP edge. `runtime/services.ts` starts it; stop
+ * order: drain (/healthz 503), close the listener and finish in-flight requests, then the
+ * caller stops the engine and closes storage.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { GatewayDeps } from './deps.ts';
+
+export interface HttpEdge {
+  app: FastifyInstance;
+  /** Where it listens, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  drain(): void;
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** PUBLIC_BASE_URL; defaults to the listening address. */
+  publicBaseUrl?: string | undefined;
+}
+
+const SWEEP_MS = 10 * 60 * 1000;
+
+export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>, listen: ListenOptions): Promise<HttpEdge> {
+  const lifecycle = { draining: false };
+  let url = '';
+  const app = await buildApp({ ...deps, lifecycle, baseUrl: () => listen.publicBaseUrl ?? url });
+  url = await app.listen({ host: listen.host, port: listen.port });
+  const sweep = setInterval(() => void deps.idempotency.sweep().catch(() => undefined), SWEEP_MS);
+  sweep.unref();
+  return {
+    app,
+    url,
+    drain() {
+      lifecycle.draining = true;
+    },
+    async close() {
+      lifecycle.draining = true;
+      clearInterval(sweep);
+      await app.close();
+    },
+  };
+}
