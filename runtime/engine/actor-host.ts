@@ -155,6 +155,9 @@ export class ActorHost {
     if (!row) {
       if (event.type !== def.createEvent) throw new UnknownActorError(target.id);
       const created = create(def, event);
+      // An actor created through another actor's `sendTo` names its owner in the create event.
+      const merchant = target.merchant ?? (typeof event.merchant_id === 'string' ? event.merchant_id : null);
+      const mode = target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null);
       const inserted = await q.query(
         `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ON CONFLICT (id) DO NOTHING`,
