@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { paymentReference } from '../../machines/chain/reference.ts';
+import { paymentReference, refundReference } from '../../machines/chain/reference.ts';
+import { refundDefinition } from '../../machines/refund/definition.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
 import { NETWORKS } from '../../machines/chain/address.ts';
 import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
@@ -8,7 +9,7 @@ import { generateWallet, sign, type Wallet } from '../../runtime/chain/codec/key
 import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
-import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
+import { buildPaymentTx, buildRefundTx } from '../../runtime/chain/payment-tx.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { Subscription } from '../../runtime/bus/types.ts';
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
@@ -30,7 +31,7 @@ export class ChainHarness {
     private readonly router: Subscription,
   ) {}
 
-  static async start(b: Backend, registry = new MachineRegistry([paymentIntentDefinition])): Promise<ChainHarness> {
+  static async start(b: Backend, registry = new MachineRegistry([paymentIntentDefinition, refundDefinition])): Promise<ChainHarness> {
     const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
     const rpc = new AnmRpcClient(`${devnet.url}/test`);
     const engine = new Engine({ db: b.db, bus: b.bus, registry, sweeper: { pollMs: 50 } });
@@ -101,6 +102,57 @@ export class ChainHarness {
     return this.rpc.sendRawTransaction(encodeSignedTx(sign(tx, payer.secretKey)));
   }
 
+  /** Reserves a refund on the intent (the gateway's path); returns the refund id and the outcome. */
+  async reserveRefund(id: string, amount: bigint): Promise<{ refundId: string; outcome: string }> {
+    const { ctx } = await this.context(id);
+    const refundId = `re_${randomBytes(6).toString('hex')}`;
+    const at = Date.now();
+    const r = await this.engine.host.apply(
+      { kind: 'payment_intent', id },
+      {
+        type: 'refund.reserve',
+        id: `reserve:${refundId}`,
+        at,
+        refund_id: refundId,
+        amount: amount.toString(),
+        refund_create: {
+          type: 'refund.create',
+          id: `create:${refundId}`,
+          at,
+          refund_id: refundId,
+          payment_intent: id,
+          merchant_id: 'm_test',
+          mode: 'test',
+          amount: amount.toString(),
+          chain_id: NETWORKS.test.chainId,
+          from: this.merchant.address,
+          to: ctx.tx!.from,
+          reference: refundReference(randomBytes(20)),
+        },
+      },
+    );
+    return { refundId, outcome: r.outcome };
+  }
+
+  /** The merchant signs the refund's unsigned transfer from the payout wallet and broadcasts it. */
+  async signRefund(refundId: string): Promise<string> {
+    const c = await waitFor(async () => {
+      const { rows } = await this.b.db.query<{ snapshot: { context: { to: string; amount: string; reference: string } } }>(`SELECT snapshot FROM actors WHERE id = $1`, [refundId]);
+      return rows[0]?.snapshot.context;
+    }, 10_000, `refund ${refundId}`);
+    const nonce = await this.rpc.getNonce(this.merchant.address, 'pending');
+    const tx = buildRefundTx(
+      { chain_id: NETWORKS.test.chainId, from: this.merchant.address, to: c.to, amount: BigInt(c.amount), reference: c.reference },
+      { chainId: NETWORKS.test.chainId, publicKey: this.merchant.publicKey, nonce },
+    );
+    return this.rpc.sendRawTransaction(encodeSignedTx(sign(tx, this.merchant.secretKey)));
+  }
+
+  async state(id: string): Promise<string | undefined> {
+    const { rows } = await this.b.db.query<{ state: string }>(`SELECT state FROM actors WHERE id = $1`, [id]);
+    return rows[0]?.state;
+  }
+
   async mine(n: number): Promise<void> {
     await this.rpc.mine(n);
   }
@@ -122,8 +174,8 @@ export class ChainHarness {
 
   async waitState(id: string, state: string, timeoutMs = 15_000): Promise<PaymentIntentContext> {
     return waitFor(async () => {
-      const c = await this.context(id);
-      return c.state === state ? c.ctx : undefined;
+      const { rows } = await this.b.db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
+      return rows[0]?.state === state ? rows[0].snapshot.context : undefined;
     }, timeoutMs, `${id} to reach ${state}`);
   }
 

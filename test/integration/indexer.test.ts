@@ -126,4 +126,31 @@ describe.each(backendFactories)('indexer and payment intents on %s', (_name, ope
     await h.waitState(expiring, 'PAID');
     await h.waitState(canceled, 'PAID');
   });
+
+  it('rule 8 + DESIGN §4 Refunds: partial refunds up to the cap, each a new transfer matched by its reference; above the remainder refused', async () => {
+    const id = await h.createIntent();
+    await h.pay(id, await h.customer());
+    await h.mine(12);
+    await h.settle();
+    await h.waitState(id, 'PAID');
+    const first = await h.reserveRefund(id, 500_000_000n);
+    expect(first.outcome).toBe('applied');
+    expect((await h.reserveRefund(id, 480_000_001n)).outcome).toBe('ignored');
+    await h.waitState(first.refundId, 'REQUIRES_SIGNATURE');
+    await h.signRefund(first.refundId);
+    await h.waitState(first.refundId, 'SUBMITTED');
+    await h.mine(12);
+    await h.settle();
+    await h.waitState(first.refundId, 'CONFIRMED');
+    await h.waitState(id, 'PARTIALLY_REFUNDED');
+    const rest = await h.reserveRefund(id, 480_000_000n);
+    expect(rest.outcome).toBe('applied');
+    await h.signRefund(rest.refundId);
+    await h.mine(12);
+    await h.settle();
+    await h.waitState(rest.refundId, 'CONFIRMED');
+    const done = await h.waitState(id, 'REFUNDED');
+    expect(done.refunds.map((r) => r.amount)).toEqual(['500000000', '480000000']);
+    expect(await h.webhookTypes(first.refundId)).toEqual(['refund.created', 'refund.completed']);
+  });
 });

@@ -30,6 +30,9 @@ export async function startStack(b: Backend, worker: Partial<DeliveryWorkerOptio
   const webhooks = new WebhookRuntime(b.db, b.bus, { allowPrivate: true, worker: { pollMs: 50, schedule: FAST_SCHEDULE, ...worker }, ...extra });
   await webhooks.start();
   const t0 = Date.now();
+  // The fixture's `order.added` data is {n, total} with no order id, and the event id names
+  // the fact by (merchant, type, data): give each order its own item sizes so facts differ.
+  let orders = 0;
   return {
     engine,
     webhooks,
@@ -37,12 +40,14 @@ export async function startStack(b: Backend, worker: Partial<DeliveryWorkerOptio
       const target = { kind: 'order', id, merchant, mode };
       await engine.host.apply(target, { type: 'order.create', id: `${id}:create`, at: t0, ttl_ms: 3_600_000 });
       const ids = [webhookEventId(merchant, 'order.created', { id: `${id}:create` })];
+      const base = 1000 * ++orders;
       let total = 0;
       for (let i = 1; i <= adds; i++) {
-        await engine.host.apply(target, { type: 'order.add', id: `${id}:add${i}`, at: t0 + i, n: i });
-        total += i;
+        const n = base + i;
+        await engine.host.apply(target, { type: 'order.add', id: `${id}:add${i}`, at: t0 + i, n });
+        total += n;
         // The fixture reports the running total after the add.
-        ids.push(webhookEventId(merchant, 'order.added', { n: i, total }));
+        ids.push(webhookEventId(merchant, 'order.added', { n, total }));
       }
       return ids;
     },
