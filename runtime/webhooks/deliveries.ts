@@ -28,11 +28,12 @@ export interface AttemptView {
   manual: boolean;
   url: string;
   status: number | null;
-  latency_ms: number;
+  /** Null for an attempt lost with its worker process. */
+  latency_ms: number | null;
   response: string | null;
   error: string | null;
-  /** Unix seconds sent as Service-Timestamp. */
-  timestamp: number;
+  /** Unix seconds sent as Service-Timestamp; null for an attempt lost with its worker. */
+  timestamp: number | null;
   at: string;
 }
 
@@ -124,7 +125,7 @@ export async function getDelivery(db: Db, merchant: string, id: string): Promise
 }
 
 export async function attemptsOf(db: Db, deliveryId: string): Promise<AttemptView[]> {
-  const { rows } = await db.query<{ attempt: number; manual: boolean; url: string; status: number | null; latency_ms: number; response: string | null; error: string | null; signed_at: string; at: Date | string }>(
+  const { rows } = await db.query<{ attempt: number; manual: boolean; url: string; status: number | null; latency_ms: number | null; response: string | null; error: string | null; signed_at: string | null; at: Date | string }>(
     `SELECT attempt, manual, url, status, latency_ms, response, error, signed_at, at FROM webhook_attempts WHERE delivery = $1 ORDER BY id`,
     [deliveryId],
   );
@@ -136,7 +137,7 @@ export async function attemptsOf(db: Db, deliveryId: string): Promise<AttemptVie
     latency_ms: r.latency_ms,
     response: r.response,
     error: r.error,
-    timestamp: Math.floor(Number(r.signed_at) / 1000),
+    timestamp: r.signed_at === null ? null : Math.floor(Number(r.signed_at) / 1000),
     at: iso(r.at)!,
   }));
 }

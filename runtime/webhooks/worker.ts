@@ -40,6 +40,8 @@ export interface ClaimedDelivery {
   endpoint_status: 'active' | 'disabled';
   body: string;
   secrets: string[] | null;
+  /** The previous attempt, when its worker died before recording it (lease expired). */
+  lost_attempt: number | null;
 }
 
 interface Outcome {
@@ -49,10 +51,10 @@ interface Outcome {
   url: string;
   endpoint: string;
   http_status: number | null;
-  latency_ms: number;
+  latency_ms: number | null;
   response: string | null;
   error: string | null;
-  signed_at: number;
+  signed_at: number | null;
   status: 'pending' | 'succeeded' | 'failed' | 'disabled';
   next_at: string | null;
   gone: boolean;
@@ -75,6 +77,8 @@ const CLAIM_SQL = `
     RETURNING d.id, d.event_id, d.endpoint, d.attempts AS attempt, pick.manual
   )
   SELECT upd.*, ep.url, ep.status AS endpoint_status, ev.body,
+         CASE WHEN upd.attempt > 1 AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery = upd.id AND a.attempt = upd.attempt - 1)
+              THEN upd.attempt - 1 END AS lost_attempt,
          (SELECT array_agg(s.secret ORDER BY s.created_at DESC, s.id DESC) FROM webhook_secrets s
            WHERE s.endpoint = upd.endpoint AND (s.expires_at IS NULL OR s.expires_at > $1)) AS secrets
     FROM upd JOIN webhook_endpoints ep ON ep.id = upd.endpoint JOIN webhook_events ev ON ev.id = upd.event_id`;
@@ -204,6 +208,7 @@ export class DeliveryWorker {
   }
 
   private async deliver(d: ClaimedDelivery): Promise<void> {
+    if (d.lost_attempt !== null) void this.record(this.lostAttempt(d)).catch((err: unknown) => this.opts.onError?.(err));
     let outcome: Outcome;
     try {
       await this.opts.beforeSend?.(d);
@@ -251,6 +256,25 @@ export class DeliveryWorker {
       },
     });
     return this.outcome(d, res, signedAt);
+  }
+
+  /** Log line for an attempt whose worker was lost; its attempt number fences it off the delivery row. */
+  private lostAttempt(d: ClaimedDelivery): Outcome {
+    return {
+      id: d.id,
+      attempt: d.lost_attempt!,
+      manual: false,
+      url: d.url,
+      endpoint: d.endpoint,
+      http_status: null,
+      latency_ms: null,
+      response: null,
+      error: 'no result recorded: the worker stopped during the attempt; the lease expired and it was sent again',
+      signed_at: null,
+      status: 'pending',
+      next_at: null,
+      gone: false,
+    };
   }
 
   private outcome(d: ClaimedDelivery, res: SendResult, signedAt: number, forced?: 'disabled'): Outcome {

@@ -63,7 +63,8 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHER
 CREATE INDEX webhook_deliveries_merchant ON webhook_deliveries (merchant, mode, created_at DESC);
 CREATE INDEX webhook_deliveries_endpoint_pending ON webhook_deliveries (endpoint) WHERE status = 'pending';
 
--- The delivery log: one row per HTTP attempt, whatever its outcome.
+-- The delivery log: one row per HTTP attempt, whatever its outcome. An attempt whose process
+-- died before writing its result is logged by the next claim (no status, latency unknown).
 CREATE TABLE webhook_attempts (
   id           bigserial PRIMARY KEY,
   delivery     text NOT NULL REFERENCES webhook_deliveries (id),
@@ -71,10 +72,10 @@ CREATE TABLE webhook_attempts (
   manual       boolean NOT NULL DEFAULT false,
   url          text NOT NULL,
   status       integer,
-  latency_ms   integer NOT NULL,
+  latency_ms   integer,
   response     text,
   error        text,
-  signed_at    bigint NOT NULL,
+  signed_at    bigint,
   at           timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery, id);
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery, attempt);
