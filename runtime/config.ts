@@ -16,6 +16,9 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ANM_RATES: z.string().optional(),
+  /** Node JSON-RPC per network; unset means the in-process devnet. */
+  ANM_TEST_RPC_URL: z.string().url().optional(),
+  ANM_RPC_URL: z.string().url().optional(),
   RATE_SOURCE_URL: z.string().url().optional(),
   ANMPAY_OPERATOR_TOKEN: z.string().min(16).optional(),
   ANMPAY_KEY_PEPPER: z.string().min(16).optional(),

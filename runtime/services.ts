@@ -13,6 +13,7 @@ import { openMerchantServices } from './merchant/index.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { WebhookRuntime } from './webhooks/service.ts';
 import { startDevnetServer, type DevnetServer } from './chain/devnet/server.ts';
+import { startChainFollowers, type ChainFollowers } from './chain/indexer/start.ts';
 
 export interface Services {
   config: Config;
@@ -24,6 +25,7 @@ export interface Services {
   webhooks: WebhookRuntime;
   /** Both devnets' JSON-RPC on DEVNET_PORT (`/test`, `/live`); in-process for `npm start`. */
   devnet: DevnetServer;
+  chain: ChainFollowers;
   log(msg: string): void;
   stop(): Promise<void>;
 }
@@ -42,6 +44,13 @@ export async function startServices(config: Config): Promise<Services> {
   await webhooks.start();
   const devnet = await startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS });
   log(`devnet: JSON-RPC at ${devnet.url}/test (chain id 1001) and ${devnet.url}/live (chain id 1); ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`);
+  const chain = await startChainFollowers({
+    db,
+    bus,
+    host: engine.host,
+    rpcUrls: { test: config.ANM_TEST_RPC_URL ?? `${devnet.url}/test`, live: config.ANM_RPC_URL ?? `${devnet.url}/live` },
+    onError: (err) => log(`indexer: ${err instanceof Error ? err.message : String(err)}`),
+  });
   log('runtime started');
   const merchant = await openMerchantServices(db, config);
   const http = await startHttp(
@@ -63,10 +72,12 @@ export async function startServices(config: Config): Promise<Services> {
     http,
     webhooks,
     devnet,
+    chain,
     log,
     async stop() {
       // Stop taking requests first: /healthz turns 503, the listener closes, in-flight requests finish.
       await http.close();
+      await chain.stop();
       await devnet.close();
       await webhooks.stop();
       await engine.stop();
