@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Db, Queryable, QueryResult, SqlParam } from './db.ts';
 import { toDriverParam } from './db.ts';
@@ -12,10 +13,23 @@ export interface PgOptions {
   schema?: string;
 }
 
+// Parameterised statements are prepared once per connection under a name derived from the
+// text: the server then skips parsing and planning on every call (the engine's hot path).
+const names = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = `s${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    if (names.size < 10_000) names.set(sql, name);
+  }
+  return name;
+}
+
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<Row>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<Row>> {
-      const res = await client.query(sql, params.map(toDriverParam));
+      const values = params.map(toDriverParam);
+      const res = values.length > 0 ? await client.query({ name: statementName(sql), text: sql, values }) : await client.query(sql);
       return { rows: res.rows as Row[], rowCount: res.rowCount ?? 0 };
     },
     async exec(sql: string): Promise<void> {

@@ -23,7 +23,7 @@ function persist(def: DurableMachine, s: SnapshotFrom<AnyStateMachine>): Persist
 }
 
 export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom<AnyStateMachine> {
-  return def.machine.resolveState({ value: p.value, context: p.context } as never) as SnapshotFrom<AnyStateMachine>;
+  return def.machine.resolveState({ value: p.value, context: p.context } as never);
 }
 
 /** Creates the actor from its create event: initial state, then the create event itself. */

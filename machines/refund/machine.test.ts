@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { create, step, type PersistedSnapshot } from '../kit/step.ts';
+import { create, step } from '../kit/step.ts';
 import { refundDefinition } from './definition.ts';
 import type { RefundEvent } from './events.ts';
 
@@ -22,10 +22,10 @@ const legs = { tx_hash: 'tx1', from: 'anm1merchant', merchant_leg: '500', fee_le
 const inc = (head: number, receipt: 'success' | 'failed' = 'success') => ({ type: 'chain.tx.included', id: `i${head}`, at: T + 1, ...legs, block_height: 10, block_hash: 'b10', receipt, head }) as const;
 
 function run(events: readonly unknown[]) {
-  let r = create(refundDefinition, refundDefinition.events.parse(createEv) as never);
+  let r = create(refundDefinition, refundDefinition.events.parse(createEv));
   const effects = [...r.effects];
   for (const e of events) {
-    const next = step(refundDefinition, r.snapshot as PersistedSnapshot, refundDefinition.events.parse(e) as never);
+    const next = step(refundDefinition, r.snapshot, refundDefinition.events.parse(e));
     effects.push(...next.effects);
     r = next;
   }

@@ -35,7 +35,7 @@ const rf = setup({
   types: { context: {} as RefundContext, events: {} as RefundEvent, input: {} as RefundCreateEvent },
   actions: {
     ...effectActions,
-    recordTx: assign(({ context, event }) => {
+    recordTx: assign(({ event }) => {
       if (event.type === 'refund.submitted' || event.type === 'chain.tx.seen') return { tx_hash: event.tx_hash };
       if (event.type !== 'chain.tx.included') return {};
       return { tx_hash: event.tx_hash, block_height: event.block_height, confirmations: rules.confirmationsAt(event.block_height, event.head) };

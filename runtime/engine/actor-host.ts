@@ -175,7 +175,7 @@ export class ActorHost {
         return this.result(fresh ? 'stale_timer' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
       }
     }
-    const next = step(def, row.snapshot, event as never);
+    const next = step(def, row.snapshot, event);
     if (!next.accepted) {
       const fresh = await this.markIgnored(q, target.id, event.id);
       return this.result(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);

@@ -40,8 +40,10 @@ CREATE TABLE webhook_events (
 );
 CREATE INDEX webhook_events_merchant ON webhook_events (merchant, mode, received_at DESC);
 
--- One row per (event, endpoint). A claim pushes next_attempt_at out by the lease and bumps
--- `attempts`, which then fences the result: a late writer of an older attempt changes nothing.
+-- One row per (event, endpoint): the work queue. A claim bumps `attempts` and sets
+-- `lease_until` (not indexed, so the claim is a HOT update); while the lease runs no other
+-- worker takes the row, and `attempts` fences the result: a late writer of an older attempt
+-- changes nothing. A worker that dies leaves the row to come due again when the lease ends.
 CREATE TABLE webhook_deliveries (
   id              text PRIMARY KEY,
   event_id        text NOT NULL REFERENCES webhook_events (id),
@@ -52,16 +54,16 @@ CREATE TABLE webhook_deliveries (
   attempts        integer NOT NULL DEFAULT 0,
   manual          boolean NOT NULL DEFAULT false,
   next_attempt_at timestamptz,
+  lease_until     timestamptz,
   last_status     integer,
   last_error      text,
   created_at      timestamptz NOT NULL DEFAULT now(),
   updated_at      timestamptz NOT NULL DEFAULT now(),
   completed_at    timestamptz,
   UNIQUE (event_id, endpoint)
-);
+) WITH (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_merchant ON webhook_deliveries (merchant, mode, created_at DESC);
-CREATE INDEX webhook_deliveries_endpoint_pending ON webhook_deliveries (endpoint) WHERE status = 'pending';
 
 -- The delivery log: one row per HTTP attempt, whatever its outcome. An attempt whose process
 -- died before writing its result is logged by the next claim (no status, latency unknown).

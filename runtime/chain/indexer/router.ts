@@ -16,7 +16,7 @@ export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concur
         await host.applyInOrder(env.target, env.event);
         msg.ack();
       } catch (err) {
-        const retryable = typeof err === 'object' && err !== null && 'retryable' in err ? Boolean((err as { retryable: unknown }).retryable) : true;
+        const retryable = typeof err === 'object' && err !== null && 'retryable' in err ? Boolean((err).retryable) : true;
         if (retryable && msg.deliveries < 40) msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
         else {
           opts.onPoison?.(env, err);
