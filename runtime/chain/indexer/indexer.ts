@@ -35,6 +35,14 @@ interface RefRow {
   required: number;
 }
 
+/** `chain.<network>.block`: a new head, for the actors whose transaction is still deepening. */
+export interface BlockSignal {
+  head: number;
+  hash: string;
+  at: number;
+  targets: Array<{ kind: string; id: string }>;
+}
+
 export interface IndexerStats {
   blocks: number;
   txs: number;
@@ -166,10 +174,14 @@ export class ChainIndexer {
       if (!b || b.hash !== cur.hash) cur = await this.reorg(cur, head);
     }
     const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
+    // The next block is fetched while this one is matched and recorded.
+    let next = cur.height + 1 <= last ? this.o.rpc.getBlockByNumber(cur.height + 1, true) : null;
     for (let h = cur.height + 1; h <= last; h++) {
-      const block = await this.o.rpc.getBlockByNumber(h, true);
+      const block = await next;
+      next = h + 1 <= last ? this.o.rpc.getBlockByNumber(h + 1, true) : null;
       if (!block) break;
       if (cur.hash && block.parent_hash !== cur.hash) {
+        await next?.catch(() => null);
         cur = await this.reorg(cur, head);
         break;
       }
@@ -182,6 +194,8 @@ export class ChainIndexer {
   private async scanBlock(block: FullChainBlock, head: number): Promise<void> {
     const refs = await this.refsFor(block.transactions);
     const watch: Array<[string, string, string, number]> = [];
+    // Signals of one block go out together: JetStream acks pipeline, and each names its own actor.
+    const signals: Promise<void>[] = [];
     for (const tx of block.transactions) {
       const ref = refs.get(tx.reference);
       if (!ref) continue;
@@ -189,7 +203,7 @@ export class ChainIndexer {
       if (!legs) continue;
       const target = { kind: ref.kind, id: ref.actor_id };
       this.pending.delete(tx.hash);
-      await this.publish('tx.included', target, {
+      signals.push(this.publish('tx.included', target, {
         type: 'chain.tx.included',
         id: `inc:${tx.hash}:${block.hash}`,
         at: this.now,
@@ -200,35 +214,29 @@ export class ChainIndexer {
         block_hash: block.hash,
         receipt: tx.status,
         head: Math.max(head, block.height),
-      });
+      }));
       watch.push([tx.hash, ref.actor_id, ref.kind, ref.required]);
       this.stats.matched += 1;
     }
-    const horizon = this.o.horizon ?? 128;
-    await this.o.db.tx(async (q) => {
-      if (watch.length > 0) {
-        await q.query(
-          `INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
-           SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
-           ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, notified_head = NULL`,
-          [this.o.network, watch.map((w) => w[0]), watch.map((w) => w[1]), watch.map((w) => w[2]), watch.map((w) => w[3]), block.height, block.hash],
-        );
-      }
-      await q.query(
-        `INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash`,
-        [this.o.network, block.height, block.hash, block.parent_hash],
-      );
-      await q.query(
-        `INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $2, $3)
-         ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
-        [this.o.network, block.height, block.hash],
-      );
-      if (block.height % 32 === 0) {
-        await q.query(`DELETE FROM chain_blocks WHERE network = $1 AND height < $2`, [this.o.network, block.height - horizon]);
-        await q.query(`DELETE FROM chain_watch WHERE network = $1 AND block_height < $2`, [this.o.network, block.height - horizon]);
-      }
-    });
+    await Promise.all(signals);
+    // Watch rows, the block hash and the cursor in one statement (one implicit transaction).
+    await this.o.db.query(
+      `WITH w AS (
+         INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
+         SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
+         ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, notified_head = NULL),
+       b AS (
+         INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $6, $7, $8)
+         ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash)
+       INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $6, $7)
+       ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
+      [this.o.network, watch.map((w) => w[0]), watch.map((w) => w[1]), watch.map((w) => w[2]), watch.map((w) => w[3]), block.height, block.hash, block.parent_hash],
+    );
+    if (block.height % 32 === 0) {
+      const horizon = this.o.horizon ?? 128;
+      await this.o.db.query(`DELETE FROM chain_blocks WHERE network = $1 AND height < $2`, [this.o.network, block.height - horizon]);
+      await this.o.db.query(`DELETE FROM chain_watch WHERE network = $1 AND block_height < $2`, [this.o.network, block.height - horizon]);
+    }
     this.stats.blocks += 1;
     this.stats.txs += block.transactions.length;
   }
@@ -244,9 +252,10 @@ export class ChainIndexer {
     );
     if (rows.length === 0) return;
     const tip = await this.o.rpc.getBlockByNumber(head, false);
-    for (const r of rows) {
-      await this.publish('block', { kind: r.kind, id: r.actor_id }, { type: 'chain.block', id: `blk:${head}:${tip?.hash ?? ''}`, at: this.now, head });
-    }
+    // One block signal names every actor inside the settlement window; the router fans it out.
+    const signal: BlockSignal = { head, hash: tip?.hash ?? '', at: this.now, targets: rows.map((r) => ({ kind: r.kind, id: r.actor_id })) };
+    await this.o.bus.publish(`chain.${this.o.network}.block`, signal, { msgId: `blk:${this.o.network}:${head}:${signal.hash}:${rows.length}` });
+    this.stats.signals += rows.length;
     await this.o.db.query(
       `UPDATE chain_watch SET notified_head = $2 WHERE network = $1 AND tx_hash = ANY($3::text[])`,
       [this.o.network, head, rows.map((r) => r.tx_hash)],

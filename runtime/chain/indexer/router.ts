@@ -1,5 +1,6 @@
 import type { Bus, Subscription } from '../../bus/types.ts';
 import type { ActorEnvelope, ActorHost } from '../../engine/actor-host.ts';
+import type { BlockSignal } from './indexer.ts';
 
 /**
  * Turns chain signals (`chain.<network>.*`, already matched to an actor by the indexer) into
@@ -13,10 +14,16 @@ export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concur
     handler: async (msg) => {
       const env = msg.data as ActorEnvelope;
       try {
-        await host.applyInOrder(env.target, env.event);
+        if (msg.subject.endsWith('.block')) {
+          const b = msg.data as BlockSignal;
+          const event = { type: 'chain.block', id: `blk:${b.head}:${b.hash}`, at: b.at, head: b.head };
+          await Promise.all(b.targets.map((t) => host.applyInOrder(t, event)));
+        } else {
+          await host.applyInOrder(env.target, env.event);
+        }
         msg.ack();
       } catch (err) {
-        const retryable = typeof err === 'object' && err !== null && 'retryable' in err ? Boolean((err).retryable) : true;
+        const retryable = typeof err === 'object' && err !== null && 'retryable' in err ? Boolean(err.retryable) : true;
         if (retryable && msg.deliveries < 40) msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
         else {
           opts.onPoison?.(env, err);
