@@ -11,6 +11,7 @@ import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
 import { KnownRoutes } from './http/known-routes.ts';
 import { JSON_TYPE } from './http/reply.ts';
 import { openApiDocument } from './openapi.ts';
+import checkoutPages from './checkout/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
@@ -51,6 +52,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   const opts = { deps };
   await app.register(health, opts);
+  await app.register(checkoutPages, opts);
   // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is
   // scoped to this context, so plugins registered on the root keep Fastify's JSON parser.
   await app.register(async (api) => {

@@ -1,7 +1,9 @@
 import type { ActorTarget, ApplyResult } from '../runtime/engine/actor-host.ts';
 import type { Treasury } from '../runtime/merchant/bootstrap.ts';
 import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
+import type { CheckoutReads } from '../runtime/merchant/checkout-reads.ts';
 import type { IntentReads } from '../runtime/merchant/intent-reads.ts';
+import type { SnapshotFeed } from '../runtime/engine/snapshot-feed.ts';
 import type { Merchants } from '../runtime/merchant/merchants.ts';
 import type { RateSource } from '../runtime/rates/rate-source.ts';
 
@@ -12,6 +14,11 @@ export interface GatewayDeps {
   gate: Gate;
   idempotency: IdempotencyRecords;
   intents: IntentReads;
+  checkout: CheckoutReads;
+  /** The engine's snapshot feed (one bus subscription per process); without it `/c/{id}/events` is not served. */
+  feed?: Pick<SnapshotFeed, 'subscribe'>;
+  /** Checkout event-stream tuning (tests shorten the heartbeat). */
+  checkoutStreams?: { heartbeatMs?: number; maxStreams?: number; maxPerIp?: number };
   merchants: Merchants;
   rates: RateSource;
   treasury: Treasury;

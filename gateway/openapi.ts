@@ -50,10 +50,10 @@ function op(summary: string, o: Json): Json {
 
 function schemas(io: 'input' | 'output'): Record<string, Json> {
   const out = z.toJSONSchema(api, { target: 'draft-2020-12', io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
-  return out.schemas as Record<string, Json>;
+  return out.schemas;
 }
 
-const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest'];
+const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest'];
 
 export function openApiDocument(baseUrl: string): Json {
   const out = schemas('output');
@@ -141,6 +141,14 @@ export function openApiDocument(baseUrl: string): Json {
       },
       '/ops/api/merchants/{id}/suspend': {
         post: op('Operator: suspend a merchant (its keys get 403)', { security: operator, parameters: [idParam], responses: { '200': json(ref('MerchantStatus'), 'Suspended.'), ...errors(401, 404, 413) } }),
+      },
+      '/ops/api/merchants/{id}/allowed-origins': {
+        post: op('Operator: set the origins allowed to frame the checkout (embed=1)', {
+          security: operator,
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SetAllowedOriginsRequest') } } },
+          responses: { '200': json(ref('AllowedOrigins'), 'Stored, normalised to origins.'), ...errors(400, 401, 404, 413) },
+        }),
       },
       '/ops/api/merchants/{id}/activate': {
         post: op('Operator: re-activate a merchant', { security: operator, parameters: [idParam], responses: { '200': json(ref('MerchantStatus'), 'Active.'), ...errors(401, 404, 413) } }),

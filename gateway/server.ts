@@ -20,6 +20,8 @@ export interface ListenOptions {
   port: number;
   /** PUBLIC_BASE_URL; defaults to the listening address. */
   publicBaseUrl?: string | undefined;
+  /** HTTP_DRAIN_MS: on close, /healthz answers 503 this long before the listener closes. */
+  drainMs?: number;
 }
 
 const SWEEP_MS = 10 * 60 * 1000;
@@ -40,6 +42,7 @@ export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>
     async close() {
       lifecycle.draining = true;
       clearInterval(sweep);
+      if (listen.drainMs) await new Promise((r) => setTimeout(r, listen.drainMs));
       await app.close();
     },
   };

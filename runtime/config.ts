@@ -28,6 +28,8 @@ export const configSchema = z.object({
   RATE_LIMIT_KEY_BURST: z.coerce.number().min(1).default(100),
   RATE_LIMIT_IP_PER_MIN: z.coerce.number().positive().default(300),
   RATE_LIMIT_IP_BURST: z.coerce.number().min(1).default(300),
+  // On shutdown, how long /healthz answers 503 before the listener closes (a balancer's check interval).
+  HTTP_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   /** Seconds a rotated-out webhook secret keeps signing (both active during the grace). */
   ANMPAY_WEBHOOK_ROTATION_GRACE_S: z.coerce.number().int().min(0).max(604_800).default(86_400),
 });

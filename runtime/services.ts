@@ -57,10 +57,11 @@ export async function startServices(config: Config): Promise<Services> {
     {
       ...merchant,
       host: engine.host,
+      feed: engine.feed,
       dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
     },
-    { host: config.HOST, port: config.PORT, publicBaseUrl: config.PUBLIC_BASE_URL },
+    { host: config.HOST, port: config.PORT, publicBaseUrl: config.PUBLIC_BASE_URL, drainMs: config.HTTP_DRAIN_MS },
   );
   log(`merchant API listening on ${http.url}`);
   if (merchant.demo) process.stdout.write(demoBanner(merchant.demo, config.PUBLIC_BASE_URL ?? http.url));

@@ -32,10 +32,19 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
  * PostgreSQL jsonb and text cannot hold NUL or unpaired surrogates; such a string is refused
  * at the edge rather than failing the transaction.
  */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function storableString(s: string): boolean {
-  return !UNSTORABLE.test(s);
+  return !s.includes('\u0000') && !LONE_SURROGATE.test(s);
+}
+
+/** Any C0 control character, DEL or whitespace (what an URL written by hand must not carry). */
+export function hasControlOrSpace(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f || /\s/.test(s[i]!)) return true;
+  }
+  return false;
 }
 
 /** Every string (keys too) in a parsed JSON value is storable. */

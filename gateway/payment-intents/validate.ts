@@ -6,7 +6,7 @@
 import { parseDecimalAmount } from '../../machines/money/money.ts';
 import { PAYMENT_INTENT_STATUSES } from '../../machines/payment-intent/view.ts';
 import { AppError } from '../errors.ts';
-import { isPlainObject, storableJson, storableString } from '../http/body.ts';
+import { hasControlOrSpace, isPlainObject, storableJson, storableString } from '../http/body.ts';
 import { CreatePaymentIntentRequest, LIMITS, ListPaymentIntentsQuery, NOT_SETTABLE } from '../schemas/payment-intent.ts';
 
 /** Upper bound on a charge: 2^63 - 1 nANM (ADR 0006); larger numbers are typos, not prices. */
@@ -35,7 +35,7 @@ function present(body: Record<string, unknown>, k: string): boolean {
 function checkUrl(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   const bad = new AppError('invalid_url');
-  if (typeof v !== 'string' || v.length > LIMITS.url || !storableString(v) || /[\u0000-\u001f\u007f\s]/.test(v)) throw bad;
+  if (typeof v !== 'string' || v.length > LIMITS.url || !storableString(v) || hasControlOrSpace(v)) throw bad;
   let u: URL;
   try {
     u = new URL(v);

@@ -11,7 +11,8 @@ import { AppError } from '../errors.ts';
 import { jsonBody } from '../http/body.ts';
 import { sendJson } from '../http/reply.ts';
 import { isOperator } from '../operator-auth.ts';
-import { CreateKeyRequest, CreateMerchantRequest, RevokeKeyRequest } from '../schemas/ops.ts';
+import { CreateKeyRequest, CreateMerchantRequest, RevokeKeyRequest, SetAllowedOriginsRequest } from '../schemas/ops.ts';
+import { InvalidOrigin } from '../../runtime/merchant/origins.ts';
 
 function parse<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> {
   const r = schema.safeParse(jsonBody(req) ?? {});
@@ -59,6 +60,21 @@ export default async function ops(app: FastifyInstance, opts: { deps: GatewayDep
   // The key itself in the body, so a secret never sits in a URL or an access log.
   app.post('/ops/api/keys/revoke', async (req, reply) => {
     sendJson(reply, 200, await revoke(parse(RevokeKeyRequest, req).key));
+    return reply;
+  });
+
+  // Origins allowed to frame the checkout (`/c/{id}?embed=1` → CSP frame-ancestors); replaces the list.
+  app.post<{ Params: { id: string } }>('/ops/api/merchants/:id/allowed-origins', async (req, reply) => {
+    const body = parse(SetAllowedOriginsRequest, req);
+    let stored: string[] | null;
+    try {
+      stored = await d.merchants.setAllowedOrigins(req.params.id, body.origins);
+    } catch (err) {
+      if (err instanceof InvalidOrigin) throw new AppError('invalid_body', err.message);
+      throw err;
+    }
+    if (!stored) throw new AppError('not_found', 'No such merchant.');
+    sendJson(reply, 200, { id: req.params.id, allowed_origins: stored });
     return reply;
   });
 

@@ -67,31 +67,30 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
 
   app.post('/api/v1/payment-intents', async (req, reply) => {
     const prepared = await prepare(req);
-    const ok = prepared instanceof AppError ? null : prepared;
     const g = await d.gate.pass({
       ip: req.ip,
       keyHash: offeredKeyHash(req, d.pepper),
-      ...(ok
-        ? {
+      ...(prepared instanceof AppError
+        ? {}
+        : {
             // With merchant_order_id the id is derived once the gate has named the merchant.
-            claim: { key: ok.key, requestHash: ok.hash, newIntentId: ok.input.merchant_order_id === null ? randomId('pay_') : null },
-          }
-        : {}),
+            claim: { key: prepared.key, requestHash: prepared.hash, newIntentId: prepared.input.merchant_order_id === null ? randomId('pay_') : null },
+          }),
     });
     const key = admitKey(reply, g);
-    if (!ok) throw prepared;
+    if (prepared instanceof AppError) throw prepared;
     const claim = g.claim!;
     if (claim.outcome === 'reused') throw new AppError('idempotency_key_reused');
     if (claim.outcome === 'in_flight') throw inFlight();
     if (claim.outcome === 'replay') {
       return reply.code(200).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
     }
-    const release = () => d.idempotency.release(key.merchant, key.mode, ok.key);
+    const release = () => d.idempotency.release(key.merchant, key.mode, prepared.key);
     if (!key.payoutAddress) {
       await release();
       throw new AppError('payout_address_required');
     }
-    const intentId = claim.intentId ?? intentIdFor(d.pepper, key, ok.input.merchant_order_id);
+    const intentId = claim.intentId ?? intentIdFor(d.pepper, key, prepared.input.merchant_order_id);
     const at = now();
     const event: IntentCreateEvent = {
       type: 'intent.create',
@@ -100,21 +99,21 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
       intent_id: intentId,
       merchant_id: key.merchant,
       mode: key.mode,
-      currency: ok.input.currency,
-      requested_amount: ok.input.amount.kind === 'nanm' ? ok.input.amount.requested : ok.input.amount.value,
-      anm_amount: ok.anm.toString(),
-      merchant_order_id: ok.input.merchant_order_id,
-      description: ok.input.description,
-      metadata: ok.input.metadata,
-      success_url: ok.input.success_url ?? key.successUrl,
-      cancel_url: ok.input.cancel_url ?? key.cancelUrl,
+      currency: prepared.input.currency,
+      requested_amount: prepared.input.amount.kind === 'nanm' ? prepared.input.amount.requested : prepared.input.amount.value,
+      anm_amount: prepared.anm.toString(),
+      merchant_order_id: prepared.input.merchant_order_id,
+      description: prepared.input.description,
+      metadata: prepared.input.metadata,
+      success_url: prepared.input.success_url ?? key.successUrl,
+      cancel_url: prepared.input.cancel_url ?? key.cancelUrl,
       payment_address: key.payoutAddress,
       treasury_address: d.treasury[key.mode],
       payment_reference: paymentReference(randomBytes(20)),
       expires_at: at + EXPIRY_MS,
       required_confirmations: DEFAULT_REQUIRED_CONFIRMATIONS,
       monitor_window_ms: DEFAULT_MONITOR_WINDOW_MS,
-      quote: ok.quote,
+      quote: prepared.quote,
     };
     let status: number;
     let body: string;
@@ -128,7 +127,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
       await release().catch(() => undefined);
       throw err;
     }
-    await d.idempotency.done(key.merchant, key.mode, ok.key, status, { 'content-type': JSON_TYPE }, Buffer.from(body));
+    await d.idempotency.done(key.merchant, key.mode, prepared.key, status, { 'content-type': JSON_TYPE }, Buffer.from(body));
     return reply.code(status).type(JSON_TYPE).send(body);
   });
 

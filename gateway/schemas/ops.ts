@@ -46,3 +46,9 @@ export const RevokedKey = z.strictObject({ id: z.string(), revoked_at: z.iso.dat
 export const MerchantStatus = z
   .strictObject({ id: z.string(), status: z.enum(['active', 'suspended']) })
   .register(api, { id: 'MerchantStatus' });
+
+export const SetAllowedOriginsRequest = z
+  .strictObject({ origins: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(50) })
+  .register(api, { id: 'SetAllowedOriginsRequest' });
+
+export const AllowedOrigins = z.strictObject({ id: z.string(), allowed_origins: z.array(z.string()) }).register(api, { id: 'AllowedOrigins' });

@@ -6,6 +6,8 @@ const commands: Record<string, Command> = {
   wallet: () => import('./wallet.ts'),
   refund: () => import('./refund.ts'),
   devnet: () => import('./devnet.ts'),
+  merchant: () => import('./merchant.ts'),
+  keys: () => import('./keys.ts'),
 };
 
 const [cmd, ...rest] = process.argv.slice(2);

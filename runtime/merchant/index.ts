@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { loadOperatorToken } from '../operator-token.ts';
 import { rateSourceFromConfig, type RateSource } from '../rates/rate-source.ts';
 import { ensureDemoMerchant, ensureTreasury, type Treasury } from './bootstrap.ts';
+import { CheckoutReads } from './checkout-reads.ts';
 import { Gate, IdempotencyRecords, type GateLimits } from './gate.ts';
 import { IntentReads } from './intent-reads.ts';
 import { Merchants, type CreatedMerchant } from './merchants.ts';
@@ -16,6 +17,8 @@ export interface MerchantServices {
   gate: Gate;
   idempotency: IdempotencyRecords;
   intents: IntentReads;
+  /** The hosted checkout's one-round-trip read (intent + merchant name and origins). */
+  checkout: CheckoutReads;
   merchants: Merchants;
   rates: RateSource;
   treasury: Treasury;
@@ -53,6 +56,7 @@ export async function openMerchantServices(db: Db, config: MerchantConfig, opts:
     gate: new Gate(db, gateLimits(config)),
     idempotency: new IdempotencyRecords(db),
     intents: new IntentReads(db),
+    checkout: new CheckoutReads(db),
     merchants,
     rates: rateSourceFromConfig(config),
     treasury: await ensureTreasury(db),

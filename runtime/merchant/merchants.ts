@@ -5,6 +5,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Db, Queryable } from '../../storage/db.ts';
 import { generateWallet } from '../chain/codec/keys.ts';
+import { normalizeOrigin } from './origins.ts';
 import {
   displayPrefix,
   generateApiKey,
@@ -155,6 +156,16 @@ export class Merchants {
        ON CONFLICT (merchant, mode) DO UPDATE SET address = EXCLUDED.address, wallet_secret = NULL, verified_at = NULL`,
       [merchant, mode, address],
     );
+  }
+
+  /**
+   * Replaces the origins allowed to frame this merchant's checkout (`/c/{id}?embed=1`); they
+   * become its `frame-ancestors`. Returns the stored list, or null when there is no such merchant.
+   */
+  async setAllowedOrigins(merchant: string, origins: readonly string[]): Promise<string[] | null> {
+    const normalized = [...new Set(origins.map(normalizeOrigin))];
+    const res = await this.db.query(`UPDATE merchants SET allowed_origins = $2::jsonb WHERE id = $1 RETURNING id`, [merchant, JSON.stringify(normalized)]);
+    return res.rowCount > 0 ? normalized : null;
   }
 
   async count(): Promise<number> {

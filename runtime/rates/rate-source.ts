@@ -77,7 +77,7 @@ export class UrlRates implements RateSource {
       const res = await (this.opts.fetch ?? fetch)(this.opts.url, { signal: AbortSignal.timeout(this.opts.timeoutMs ?? 3000) });
       if (!res.ok) return;
       const json = (await res.json()) as unknown;
-      const obj = json && typeof json === 'object' && 'rates' in json ? (json as { rates: unknown }).rates : json;
+      const obj = json && typeof json === 'object' && 'rates' in json ? json.rates : json;
       if (!obj || typeof obj !== 'object') return;
       const rates = new Map<string, string>();
       for (const [k, v] of Object.entries(obj)) {

@@ -158,6 +158,7 @@ export async function redeliver(db: Db, merchant: string, id: string, now = Date
     if (!row) throw new WebhookError('not_found', 'no such delivery');
     if (row.status !== 'active') throw new WebhookError('endpoint_disabled', 'the endpoint is disabled; set its URL again to re-enable it');
     await q.query(
+      // The lease is left alone: an attempt still in flight finishes before this one starts.
       `UPDATE webhook_deliveries SET status = 'pending', manual = true, next_attempt_at = $2, completed_at = NULL, updated_at = $2 WHERE id = $1`,
       [id, new Date(now)],
     );

@@ -4,7 +4,7 @@ import { WebhookError } from './errors.ts';
 import { newSecret } from './signing.ts';
 import { validateWebhookUrl, type LookupAll } from './url-policy.ts';
 
-/** Endpoints and their signing secrets: one endpoint per merchant and mode (ADR 0008). */
+/** Endpoints and their signing secrets: one endpoint per merchant and mode (ADR 0009). */
 
 export type Mode = 'live' | 'test';
 export const DEFAULT_ROTATION_GRACE_MS = 24 * 3600_000;

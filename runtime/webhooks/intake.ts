@@ -5,7 +5,7 @@ import type { Bus, BusMessage, Subscription } from '../bus/types.ts';
  * Durable consumer of `fx.webhook.>`: records each event once and one delivery per
  * (event id, endpoint) in one transaction, then acks. Messages are grouped into one
  * transaction per batch (group commit); a failed batch naks every message in it.
- * An event whose merchant has no endpoint in that mode is recorded as skipped (ADR 0008).
+ * An event whose merchant has no endpoint in that mode is recorded as skipped (ADR 0009).
  */
 
 /** What the outbox relay publishes for an `emitWebhook` effect (runtime/engine/actor-host.ts). */
@@ -154,7 +154,8 @@ export class WebhookIntake {
   async record(rows: readonly Row[]): Promise<IntakeStats> {
     const unique = [...new Map(rows.map((r) => [r.id, r])).values()];
     const now = new Date((this.opts.now ?? Date.now)());
-    const res = await this.db.tx(async (q) => (await q.query<IntakeStats>(INTAKE_SQL, [JSON.stringify(unique), now])).rows[0]!);
+    // One statement is one transaction: events and their deliveries commit together.
+    const res = (await this.db.query<IntakeStats>(INTAKE_SQL, [JSON.stringify(unique), now])).rows[0]!;
     this.stats.events += res.events;
     this.stats.skipped += res.skipped;
     this.stats.pending += res.pending;

@@ -28,7 +28,14 @@ export class WebhookRuntime {
     private readonly bus: Bus,
     private readonly opts: WebhookRuntimeOptions,
   ) {
-    this.worker = new DeliveryWorker(db, { ...opts.worker, allowPrivate: opts.allowPrivate });
+    // Database trouble repeats on every poll: say it once per 10 s, not 4 times a second.
+    let lastLog = 0;
+    const onError = (err: unknown): void => {
+      if (Date.now() - lastLog < 10_000) return;
+      lastLog = Date.now();
+      opts.log?.(`webhooks: ${err instanceof Error ? err.message : String(err)}`);
+    };
+    this.worker = new DeliveryWorker(db, { onError, ...opts.worker, allowPrivate: opts.allowPrivate });
     this.intake = new WebhookIntake(db, bus, { ...opts.intake, onDeliveries: () => this.worker.nudge() });
   }
 

@@ -4,10 +4,10 @@ import { Sender, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
 
 /**
- * Sends due deliveries. A claim (FOR UPDATE SKIP LOCKED) bumps `attempts` and pushes
- * `next_attempt_at` out by the lease in one statement, so no other process (or this one)
- * takes the same delivery until the lease runs out; a process killed mid-send leaves the
- * row to come due again after the lease and be sent as the next attempt, same event id.
+ * Sends due deliveries. A claim (FOR UPDATE SKIP LOCKED) bumps `attempts` and sets
+ * `lease_until` in one statement, so no other process (or this one) takes the same delivery
+ * until the lease runs out; a process killed mid-send leaves the row to come due again
+ * after the lease and be sent as the next attempt, same event id.
  * Results are written in batches, fenced by the attempt number; a slot is freed only once
  * its result is durable, which bounds memory and keeps a slow receiver to its own slots.
  */
@@ -63,7 +63,8 @@ interface Outcome {
 const CLAIM_SQL = `
   WITH cand AS (
     SELECT d.id, d.endpoint, d.next_attempt_at, d.manual FROM webhook_deliveries d
-     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND NOT (d.endpoint = ANY($2::text[]))
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+       AND NOT (d.endpoint = ANY($2::text[]))
      ORDER BY d.next_attempt_at LIMIT $3
      FOR UPDATE SKIP LOCKED
   ), pick AS (
@@ -72,7 +73,7 @@ const CLAIM_SQL = `
     ) x WHERE rn <= COALESCE(($4::jsonb ->> endpoint)::int, $5)
     ORDER BY next_attempt_at LIMIT $6
   ), upd AS (
-    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, manual = false, next_attempt_at = $7, updated_at = $1
+    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, manual = false, lease_until = $7, updated_at = $1
       FROM pick WHERE d.id = pick.id
     RETURNING d.id, d.event_id, d.endpoint, d.attempts AS attempt, pick.manual
   )
@@ -91,7 +92,7 @@ const RECORD_SQL = `
     INSERT INTO webhook_attempts (delivery, attempt, manual, url, status, latency_ms, response, error, signed_at, at)
     SELECT id, attempt, manual, url, http_status, latency_ms, response, error, signed_at, $2 FROM x
   ), d AS (
-    UPDATE webhook_deliveries d SET status = x.status, next_attempt_at = x.next_at, last_status = x.http_status,
+    UPDATE webhook_deliveries d SET status = x.status, next_attempt_at = x.next_at, lease_until = NULL, last_status = x.http_status,
            last_error = x.error, updated_at = $2, completed_at = CASE WHEN x.status = 'pending' THEN NULL ELSE $2::timestamptz END
       FROM x WHERE d.id = x.id AND d.attempts = x.attempt AND d.status = 'pending'
     RETURNING d.id
@@ -103,10 +104,10 @@ const RECORD_SQL = `
 const DISABLE_SQL = `
   WITH e AS (
     UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2, updated_at = $3
-     WHERE id = ANY($1::text[]) AND status = 'active' RETURNING id
+     WHERE id = ANY($1::text[]) AND status = 'active' RETURNING id, merchant, mode
   )
-  UPDATE webhook_deliveries SET status = 'disabled', next_attempt_at = NULL, updated_at = $3, completed_at = $3
-   WHERE endpoint = ANY($1::text[]) AND status = 'pending'`;
+  UPDATE webhook_deliveries d SET status = 'disabled', next_attempt_at = NULL, lease_until = NULL, updated_at = $3, completed_at = $3
+    FROM e WHERE d.merchant = e.merchant AND d.mode = e.mode AND d.endpoint = e.id AND d.status = 'pending'`;
 
 export interface WorkerStats {
   attempts: number;
@@ -133,7 +134,8 @@ export class DeliveryWorker {
     private readonly db: Db,
     private readonly opts: DeliveryWorkerOptions,
   ) {
-    this.sender = new Sender({ allowPrivate: opts.allowPrivate, maxSockets: Math.max(this.perEndpoint, 16) });
+    // The agent never queues: this worker's own limits decide what is in flight.
+    this.sender = new Sender({ allowPrivate: opts.allowPrivate, maxSockets: this.concurrency });
   }
 
   private get concurrency(): number {
@@ -197,9 +199,17 @@ export class DeliveryWorker {
     }
     const now = this.now();
     const leaseMs = this.opts.leaseMs ?? Math.max(60_000, (this.opts.timeoutMs ?? 10_000) * 3);
-    const { rows } = await this.db.tx((q) =>
-      q.query<ClaimedDelivery>(CLAIM_SQL, [new Date(now), saturated, Math.min(free * 4, 2000), JSON.stringify(room), this.perEndpoint, free, new Date(now + leaseMs)]),
-    );
+    // One statement, so one implicit transaction: no BEGIN/COMMIT round trips.
+    const { rows } = await this.db.query<ClaimedDelivery>(CLAIM_SQL, [
+      new Date(now),
+      saturated,
+      // Scan only as many as can be sent: every scanned row gets a row lock (a write).
+      Math.min(free, 1000),
+      JSON.stringify(room),
+      this.perEndpoint,
+      free,
+      new Date(now + leaseMs),
+    ]);
     for (const d of rows) {
       this.inflight += 1;
       this.inflightByEndpoint.set(d.endpoint, (this.inflightByEndpoint.get(d.endpoint) ?? 0) + 1);
@@ -342,12 +352,14 @@ export class DeliveryWorker {
   private async write(batch: Outcome[]): Promise<void> {
     const at = new Date(this.now());
     const gone = [...new Set(batch.filter((o) => o.gone).map((o) => o.endpoint))];
+    if (gone.length === 0) {
+      await this.db.query(RECORD_SQL, [JSON.stringify(batch), at]);
+      return;
+    }
+    const o = batch.find((x) => x.gone)!;
     await this.db.tx(async (q) => {
       await q.query(RECORD_SQL, [JSON.stringify(batch), at]);
-      if (gone.length > 0) {
-        const o = batch.find((x) => x.gone)!;
-        await q.query(DISABLE_SQL, [gone, `410 Gone from ${o.url} at ${at.toISOString()}`, at]);
-      }
+      await q.query(DISABLE_SQL, [gone, `410 Gone from ${o.url} at ${at.toISOString()}`, at]);
     });
   }
 

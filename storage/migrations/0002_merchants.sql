@@ -81,11 +81,25 @@ RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
   SELECT least(capacity, tokens + greatest(0, extract(epoch FROM now_ - since)::double precision) * per_sec)
 $$;
 
--- Takes one token when the bucket holds one; returns whether it did and what is left.
+-- Takes one token when the bucket holds one; returns whether it did and what is left. The
+-- row almost always exists, so UPDATE comes first (cheaper than INSERT … ON CONFLICT).
 CREATE FUNCTION anm_take_token(p_bucket text, p_capacity double precision, p_per_sec double precision,
                                OUT ok boolean, OUT tokens double precision)
 LANGUAGE plpgsql AS $$
 BEGIN
+  -- Every expression reads the locked row itself (no self-join), so a concurrent take
+  -- re-evaluates against the newest version instead of losing an update.
+  UPDATE rate_buckets AS b SET
+    taken = anm_refill(b.tokens, b.updated_at, now(), p_capacity, p_per_sec) >= 1,
+    tokens = CASE WHEN anm_refill(b.tokens, b.updated_at, now(), p_capacity, p_per_sec) >= 1
+                  THEN anm_refill(b.tokens, b.updated_at, now(), p_capacity, p_per_sec) - 1
+                  ELSE anm_refill(b.tokens, b.updated_at, now(), p_capacity, p_per_sec) END,
+    updated_at = greatest(b.updated_at, now())
+  WHERE b.bucket = p_bucket
+  RETURNING b.taken, b.tokens INTO ok, tokens;
+  IF FOUND THEN
+    RETURN;
+  END IF;
   INSERT INTO rate_buckets AS b (bucket, tokens, taken, updated_at)
   VALUES (p_bucket, p_capacity - 1, p_capacity >= 1, now())
   ON CONFLICT (bucket) DO UPDATE SET

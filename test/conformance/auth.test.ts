@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
+   assertions read parsed JSON; its shape is checked against the OpenAPI document after the file. */
 /** Spec "Authentication" rules 1-7 and service rules 9 and 11 (scoping, 404 not 403). */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
+   assertions read parsed JSON; its shape is checked against the OpenAPI document after the file. */
 /** Spec Endpoints "Create" (Idempotency-Key) and CreatePaymentIntentRequest.merchant_order_id. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
@@ -74,7 +76,7 @@ describe('conformance: idempotency', () => {
   });
 
   it('Errors: "400 idempotency_key_required: Idempotency-Key missing on intent creation"', async () => {
-    for (const headers of [{}, { 'idempotency-key': '' }]) {
+    for (const headers of [{}, { 'idempotency-key': '' }] as Array<Record<string, string>>) {
       const r = await h().req('POST', PATH, { key, headers, body: intentBody() });
       expect(r.status).toBe(400);
       expect(r.json.error.code).toBe('idempotency_key_required');

@@ -5,8 +5,11 @@
  * error envelope.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+
+// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext types.
+const addFormats = formats as unknown as (ajv: Ajv2020) => Ajv2020;
 
 export interface Seen {
   method: string;
@@ -22,16 +25,41 @@ function pointer(...parts: string[]): string {
   return parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 }
 
+/** Every component schema and every response schema of the document compiles as JSON Schema 2020-12. */
+export function compileDocument(doc: Record<string, unknown>): number {
+  const ajv = new Ajv2020({ strict: false });
+  addFormats(ajv);
+  ajv.addSchema({ ...doc, $id: 'openapi' });
+  const d = doc as unknown as Doc & { components: { schemas: Record<string, unknown> } };
+  let n = 0;
+  for (const id of Object.keys(d.components.schemas)) {
+    ajv.compile({ $ref: `openapi#/components/schemas/${id}` });
+    n++;
+  }
+  for (const [tpl, ops] of Object.entries(d.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      for (const [status, resp] of Object.entries(op.responses)) {
+        if (!resp.content?.['application/json']) continue;
+        ajv.compile({ $ref: `openapi#/${pointer('paths', tpl, method, 'responses', status, 'content', 'application/json', 'schema')}` });
+        n++;
+      }
+    }
+  }
+  return n;
+}
+
 export function checkAgainstOpenApi(doc: Record<string, unknown>, seen: readonly Seen[]): string[] {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'openapi' });
   const d = doc as unknown as Doc;
   const templates = Object.keys(d.paths).map((t) => ({ t, re: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
   const cache = new Map<string, ValidateFunction>();
-  const validator = (ref: string) => {
-    let v = cache.get(ref);
-    if (!v) cache.set(ref, (v = ajv.compile({ $ref: ref })));
+  const validator = (ref: string): ValidateFunction => {
+    const hit = cache.get(ref);
+    if (hit) return hit;
+    const v = ajv.compile({ $ref: ref });
+    cache.set(ref, v);
     return v;
   };
   const problems: string[] = [];

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access --
+   assertions read parsed JSON; its shape is checked against the OpenAPI document after the file. */
 /**
  * Spec "What the service does" rules and "Resources and their fields", one test per rule,
  * over HTTP against the real app.

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access --
+   assertions read parsed JSON; its shape is checked against the OpenAPI document after the file. */
 /**
  * Spec "Errors" (400 rows), CreatePaymentIntentRequest limits and the list query, as a table:
  * each row names the spec line, sends one request and expects one status and code.

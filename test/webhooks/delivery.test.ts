@@ -151,14 +151,14 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
     const byDelivery = new Map<string, typeof rows>();
     for (const r of rows) byDelivery.set(r.delivery, [...(byDelivery.get(r.delivery) ?? []), r]);
     for (const list of byDelivery.values()) {
-      expect(list!.map((r) => [r.attempt, r.status])).toEqual([
+      expect(list.map((r) => [r.attempt, r.status])).toEqual([
         [1, 503],
         [2, 503],
         [3, 200],
       ]);
-      const signed = list!.map((r) => Number(r.signed_at));
+      const signed = list.map((r) => Number(r.signed_at));
       expect(signed[1]! > signed[0]! && signed[2]! > signed[1]!).toBe(true);
-      const excerpt = list![0]!.response!;
+      const excerpt = list[0]!.response!;
       expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(1024);
       expect(excerpt).toBe('é'.repeat(512));
     }

@@ -1,0 +1,44 @@
+/**
+ * The server side of `npm run bench:api`, in its own process: the merchant HTTP edge as
+ * services.ts wires it (Engine with its bus consumer, outbox relay to NATS JetStream and
+ * timer sweeper; gate, idempotency, reads) on real PostgreSQL, plus a bare Fastify route in
+ * the same process for the ratio. Prints one JSON line with both URLs, then serves until
+ * SIGTERM. Env: BENCH_SCHEMA, BENCH_NAMESPACE, ANMPAY_KEY_PEPPER, BENCH_POOL, RATE_LIMIT_*.
+ */
+import Fastify from 'fastify';
+import { startHttp } from '../../gateway/server.ts';
+import { NatsBus } from '../../runtime/bus/nats-bus.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { Engine } from '../../runtime/engine/runtime.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMerchantServices } from '../../runtime/merchant/index.ts';
+import { openDb } from '../../storage/open.ts';
+import { DATABASE_URL, NATS_URL } from '../helpers/backends.ts';
+
+const env = process.env;
+const config = loadConfig(env);
+const db = await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? 16) });
+const bus = await NatsBus.connect({ url: NATS_URL, namespace: env.BENCH_NAMESPACE! });
+const engine = new Engine({ db, bus, registry: machineRegistry() });
+await engine.start();
+const merchant = await openMerchantServices(db, config, { demo: false });
+const http = await startHttp({ ...merchant, host: engine.host, dbHealthy: async () => true, logger: false }, { host: '127.0.0.1', port: 0 });
+
+const bare = Fastify({ logger: false });
+bare.get('/bare', async () => ({ ok: true }));
+// CPU seconds of this process, so the driver can report server CPU per request.
+bare.get('/cpu', async () => process.cpuUsage());
+const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+process.stdout.write(`${JSON.stringify({ api: http.url, bare: bareUrl })}\n`);
+process.on('SIGTERM', () => {
+  void (async () => {
+    await http.close();
+    await bare.close();
+    await engine.stop();
+    await bus.dispose();
+    await bus.close();
+    await db.close();
+    process.exit(0);
+  })();
+});

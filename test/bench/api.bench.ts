@@ -1,0 +1,198 @@
+/**
+ * `npm run bench:api`: the merchant API over HTTP on real PostgreSQL (autocannon in this
+ * process, the server in a child process, one machine). Measures, in one run:
+ *   bare     GET of a bare Fastify route in the server process (the ceiling);
+ *   create   POST /api/v1/payment-intents, a fresh Idempotency-Key on every request;
+ *   get      GET /api/v1/payment-intents/{id} over the intents just created;
+ * and reports each as a ratio to the bare route, with p50/p99 and server CPU per request.
+ * For scale it also times `ActorHost.apply(intent.create)` alone (no HTTP, no gate) at the
+ * same concurrency: the engine's share of a create.
+ * Load is spread over BENCH_MERCHANTS merchants' test keys AND the limits are raised through
+ * configuration (RATE_LIMIT_*): every request still passes both token buckets, but no bucket
+ * refuses, so the figures are the cost of the full path, not of 429s.
+ * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { Merchants } from '../../runtime/merchant/merchants.ts';
+import { openDb } from '../../storage/open.ts';
+import { DATABASE_URL, postgresReachable, uniqueName } from '../helpers/backends.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 32);
+const LIMIT = '100000000';
+
+if (!(await postgresReachable())) {
+  console.error(`bench:api needs PostgreSQL (${DATABASE_URL})`);
+  process.exit(1);
+}
+
+const schema = uniqueName('bench_api');
+const pepper = randomBytes(32).toString('hex');
+const db = await openDb({ databaseUrl: DATABASE_URL, schema });
+const merchants = new Merchants(db, Buffer.from(pepper, 'utf8'));
+const keys: string[] = [];
+for (let i = 0; i < MERCHANTS; i += 8) {
+  const batch = await Promise.all(Array.from({ length: Math.min(8, MERCHANTS - i) }, (_, j) => merchants.create({ name: `Bench ${i + j}` })));
+  keys.push(...batch.map((m) => m.keys.test.secret));
+}
+
+const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/api-server.ts'], {
+  env: {
+    ...process.env,
+    BENCH_SCHEMA: schema,
+    BENCH_NAMESPACE: uniqueName('bench'),
+    ANMPAY_KEY_PEPPER: pepper,
+    ANMPAY_OPERATOR_TOKEN: `opt_${randomBytes(16).toString('hex')}`,
+    RATE_LIMIT_KEY_PER_MIN: LIMIT,
+    RATE_LIMIT_KEY_BURST: LIMIT,
+    RATE_LIMIT_IP_PER_MIN: LIMIT,
+    RATE_LIMIT_IP_BURST: LIMIT,
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const urls = await new Promise<{ api: string; bare: string }>((resolve, reject) => {
+  createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l) as { api: string; bare: string }));
+  child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+});
+
+async function serverCpu(): Promise<number> {
+  const u = (await (await fetch(`${urls.bare}/cpu`)).json()) as { user: number; system: number };
+  return (u.user + u.system) / 1e6;
+}
+
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  cpuMsPerReq: number;
+}
+
+async function run(name: string, opts: autocannon.Options, seconds = SECONDS): Promise<Figures> {
+  const cpu0 = await serverCpu();
+  const r = await autocannon({ connections: CONNECTIONS, duration: seconds, ...opts });
+  const cpu = (await serverCpu()) - cpu0;
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    cpuMsPerReq: (cpu * 1000) / Math.max(1, r.requests.total),
+  };
+}
+
+let n = 0;
+const runId = randomBytes(4).toString('hex');
+const createOpts = (): autocannon.Options => ({
+  url: urls.api,
+  requests: [
+    {
+      method: 'POST',
+      path: '/api/v1/payment-intents',
+      setupRequest: (req) => {
+        const i = n++;
+        return {
+          ...req,
+          headers: {
+            authorization: `Bearer ${keys[i % keys.length]}`,
+            'idempotency-key': `bench-${runId}-${i}`,
+            'content-type': 'application/json',
+          },
+          body: `{"amount":"1.25","description":"bench","metadata":{"i":${i}}}`,
+        };
+      },
+    },
+  ],
+});
+
+const results: Figures[] = [];
+await run('warm-up', { url: `${urls.bare}/bare` }, 2);
+results.push(await run('bare Fastify GET', { url: `${urls.bare}/bare` }));
+await run('warm-up', createOpts(), 2);
+results.push(await run('POST /api/v1/payment-intents', createOpts()));
+
+// Ids to read back, each with the key of its merchant.
+const reads: Array<{ key: string; id: string }> = [];
+for (const key of keys) {
+  const list = (await (await fetch(`${urls.api}/api/v1/payment-intents?limit=100`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+  for (const x of list.data) reads.push({ key, id: x.id });
+}
+let g = 0;
+const getOpts: autocannon.Options = {
+  url: urls.api,
+  requests: [
+    {
+      method: 'GET',
+      setupRequest: (req) => {
+        const r = reads[g++ % reads.length]!;
+        return { ...req, path: `/api/v1/payment-intents/${r.id}`, headers: { authorization: `Bearer ${r.key}` } };
+      },
+    },
+  ],
+};
+await run('warm-up', getOpts, 2);
+results.push(await run('GET /api/v1/payment-intents/{id}', getOpts));
+
+/** The engine alone: what one create costs below the gateway. */
+async function engineOnly(): Promise<Figures> {
+  const host = new ActorHost({ db, bus: new MemoryBus(), registry: machineRegistry() });
+  const lat: number[] = [];
+  const at = Date.now();
+  const end = performance.now() + SECONDS * 1000;
+  let i = 0;
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const id = `pay_engine${runId}${i++}`;
+        const t = performance.now();
+        await host.apply({ kind: 'payment_intent', id, merchant: 'mer_engine', mode: 'test' }, {
+          type: 'intent.create', id: `${id}:create`, at, intent_id: id, merchant_id: 'mer_engine', mode: 'test', currency: 'ANM',
+          requested_amount: '1.25', anm_amount: '1250000000', description: 'bench', metadata: { i }, payment_address: 'tanm1bench',
+          treasury_address: 'tanm1treasury', payment_reference: `pr1:${id}`, expires_at: at + 1_800_000,
+        });
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  lat.sort((a, b) => a - b);
+  return {
+    name: 'ActorHost.apply(intent.create) alone, no HTTP',
+    rps: lat.length / SECONDS,
+    p50: lat[Math.floor(lat.length * 0.5)] ?? 0,
+    p99: lat[Math.floor(lat.length * 0.99)] ?? 0,
+    non2xx: 0,
+    errors: 0,
+    cpuMsPerReq: (cpu.user + cpu.system) / 1000 / Math.max(1, lat.length),
+  };
+}
+results.push(await engineOnly());
+
+const bare = results[0]!.rps;
+const fmt = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+console.log(`\nbench:api  ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`);
+console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${MERCHANTS} merchants' test keys round-robin, limits raised to ${LIMIT}/min via RATE_LIMIT_*`);
+console.log(`${reads.length} intents read back in the GET run\n`);
+console.log('| what | req/s | ratio to bare | p50 ms | p99 ms | server CPU ms/req | non-2xx | errors |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const r of results) {
+  console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.rps / bare, 3)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuMsPerReq, 3)} | ${r.non2xx} | ${r.errors} |`);
+}
+
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+await db.close();
