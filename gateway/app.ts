@@ -10,11 +10,11 @@ import { AppError, envelope, ensureError } from './errors.ts';
 import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
 import { KnownRoutes } from './http/known-routes.ts';
 import { JSON_TYPE } from './http/reply.ts';
-import { openApiDocument } from './openapi.ts';
 import checkoutPages from './checkout/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
+import openapi from './routes/openapi.ts';
 import ops from './routes/ops.ts';
 import paymentIntents from './routes/payment-intents.ts';
 
@@ -62,10 +62,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await api.register(checkoutData, opts);
     await api.register(ops, opts);
   });
-  let doc: string | undefined;
-  app.get('/api/v1/openapi.json', async (_req, reply) => {
-    doc ??= JSON.stringify(openApiDocument(deps.baseUrl()));
-    return reply.type(JSON_TYPE).send(doc);
-  });
+  await app.register(openapi, opts);
   return app;
 }

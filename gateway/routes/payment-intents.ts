@@ -22,12 +22,12 @@ import { idempotencyKey, requestHash } from '../http/idempotency.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { MAX_NANM, validateCreate, validateList, type CreateInput } from '../payment-intents/validate.ts';
 
-export const INTENT_KIND = 'payment_intent';
+const INTENT_KIND = 'payment_intent';
 const INTENT_ID = /^pay_[a-z2-7]{24}$/;
 const EXPIRY_MS = 30 * 60 * 1000;
 const CREATE_ROUTE = 'POST /api/v1/payment-intents';
 
-export function intentIdFor(pepper: Buffer, key: Pick<GateKey, 'merchant' | 'mode'>, merchantOrderId: string | null): string {
+function intentIdFor(pepper: Buffer, key: Pick<GateKey, 'merchant' | 'mode'>, merchantOrderId: string | null): string {
   // merchant_order_id is unique per merchant and mode without a side table: it names the actor (ADR 0006).
   return merchantOrderId === null ? randomId('pay_') : keyedId('pay_', pepper, ['order', key.merchant, key.mode, merchantOrderId]);
 }

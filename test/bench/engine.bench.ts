@@ -4,7 +4,10 @@
  * on PGlite; the pure transition rate; RSS over a long run (BENCH_RSS_EVENTS, default 1,000,000).
  * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64).
  */
-import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { step, create } from '../../machines/kit/step.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
@@ -23,9 +26,40 @@ const RSS_EVENTS = Number(process.env.BENCH_RSS_EVENTS ?? 1_000_000);
 const registry = new MachineRegistry([orderDefinition, paymentIntentDefinition]);
 const T0 = Date.now();
 
+/**
+ * The engine's transaction shape (BEGIN, SELECT … FOR UPDATE, one CTE writing dedupe + journal +
+ * snapshot, COMMIT) driven by pgbench, a C client: the SQL-level ceiling on this machine.
+ */
+function pgbenchCeiling(schema: string): number | null {
+  const which = spawnSync('pgbench', ['--version']);
+  if (which.status !== 0) return null;
+  const dir = mkdtempSync(path.join(tmpdir(), 'anm-pgb-'));
+  const script = path.join(dir, 'engine.sql');
+  writeFileSync(
+    script,
+    `\\set id random(1, 4096)
+BEGIN;
+SELECT v, snap FROM ${schema}.pgb_a WHERE id = :id FOR UPDATE;
+WITH p AS (INSERT INTO ${schema}.pgb_p VALUES (:id, md5(random()::text)) ON CONFLICT DO NOTHING RETURNING 1),
+     j AS (INSERT INTO ${schema}.pgb_j (a, ev) SELECT :id, '{"type":"chain.block","head":5}'::jsonb WHERE EXISTS (SELECT 1 FROM p))
+UPDATE ${schema}.pgb_a SET v = v + 1, snap = jsonb_build_object('x', repeat('z', 1200)) WHERE id = :id;
+COMMIT;
+`,
+  );
+  const url = new URL(DATABASE_URL);
+  const r = spawnSync('pgbench', ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'root', '-n', '-c', String(CONC), '-j', '2', '-T', '8', '-M', 'prepared', '-f', script, url.pathname.slice(1)], { encoding: 'utf8' });
+  rmSync(dir, { recursive: true, force: true });
+  const m = /tps = ([0-9.]+)/.exec(r.stdout);
+  return m ? Number(m[1]) : null;
+}
+
 async function rawInserts(schema: string): Promise<number> {
   const pool = new pg.Pool({ connectionString: DATABASE_URL, max: CONC, options: `-c search_path=${schema}` });
   await pool.query('CREATE TABLE raw_bench (id bigserial PRIMARY KEY, actor text, body jsonb, at timestamptz DEFAULT now())');
+  await pool.query(`CREATE TABLE pgb_a (id int PRIMARY KEY, v int, snap jsonb);
+    INSERT INTO pgb_a SELECT g, 0, jsonb_build_object('x', repeat('y', 1200)) FROM generate_series(1, 4096) g;
+    CREATE TABLE pgb_j (a int, seq bigserial, ev jsonb, PRIMARY KEY (a, seq));
+    CREATE TABLE pgb_p (a int, e text, PRIMARY KEY (a, e));`);
   const r = await drive(EVENTS, CONC, (i) => pool.query('INSERT INTO raw_bench (actor, body) VALUES ($1, $2)', [`a${i}`, JSON.stringify({ i })]));
   await pool.end();
   console.log(`raw single-row inserts (${CONC} clients): ${fmt(r.rate)}/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms`);
@@ -85,8 +119,10 @@ const schema = uniqueName('bench');
 const db = await openDb({ databaseUrl: DATABASE_URL, schema, poolSize: CONC });
 try {
   const raw = await rawInserts(schema);
+  const ceiling = pgbenchCeiling(schema);
+  if (ceiling !== null) console.log(`engine transaction shape in pgbench (C client, ${CONC} clients): ${fmt(ceiling)} tx/s`);
   const eng = await engineRun(db, Math.ceil(EVENTS / 15), CONC, 'ActorHost on PostgreSQL (durable commit), payment-intent lives');
-  console.log(`ratio engine / raw inserts: ${fmt(eng.rate / raw, 2)}`);
+  console.log(`ratio engine / raw inserts: ${fmt(eng.rate / raw, 2)}${ceiling ? `; engine / pgbench ceiling: ${fmt(eng.rate / ceiling, 2)}` : ''}`);
 
   const lite = await openDb({ dataDir: 'memory' });
   await engineRun(lite, Math.ceil(Math.min(EVENTS, 10_000) / 15), 8, 'ActorHost on PGlite (in memory), payment-intent lives');
