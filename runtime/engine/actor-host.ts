@@ -1,7 +1,7 @@
 import type { DurableMachine, EventBase } from '../../machines/kit/durable.ts';
 import type { EffectAction } from '../../machines/kit/effects.ts';
 import { create, step, type PersistedSnapshot, type StepResult } from '../../machines/kit/step.ts';
-import type { Db, Queryable } from '../../storage/db.ts';
+import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
 import { MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
@@ -92,32 +92,52 @@ const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM acto
 const SELECT_TIMER = `SELECT generation FROM timers WHERE actor_id = $1 AND name = $2`;
 
 // All writes of one accepted event in one statement: one round trip, still one transaction.
-// The dedupe insert gates every other write, so a concurrent duplicate writes nothing.
-const WRITES = `
-  WITH pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3)
-              ON CONFLICT DO NOTHING RETURNING 1),
-       j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
-             SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe)),
-       ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-              SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($8::jsonb) AS x(msg_id text, subject text, payload jsonb)
-               WHERE EXISTS (SELECT 1 FROM pe)),
-       td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($9::text[]) AND EXISTS (SELECT 1 FROM pe)),
-       ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
-              SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
-                FROM jsonb_to_recordset($10::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
-               WHERE EXISTS (SELECT 1 FROM pe)
-              ON CONFLICT (actor_id, name) DO UPDATE
-                SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at,
-                    generation = EXCLUDED.generation, fired_at = NULL)
-  `;
+// The dedupe insert gates every other write, so a concurrent duplicate writes nothing. Only the
+// parts an event needs are included (most events write no outbox or timer rows), and each
+// variant is a prepared statement of its own.
+interface WriteParts {
+  update: boolean;
+  outbox: boolean;
+  timerDeletes: boolean;
+  timerUpserts: boolean;
+}
 
-const UPDATE_ACTOR = `${WRITES},
-       up AS (UPDATE actors SET snapshot = $11::jsonb, state = $6, version = $3, updated_at = now()
-               WHERE id = $1 AND version = $3 - 1 AND EXISTS (SELECT 1 FROM pe) RETURNING 1)
-  SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n`;
+const statements = new Map<string, string>();
 
-const INSERT_ACTOR = `${WRITES}
-  SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
+function writeStatement(p: WriteParts): string {
+  const key = `${+p.update}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
+  const cached = statements.get(key);
+  if (cached) return cached;
+  let n = 7;
+  const ctes = [
+    `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3) ON CONFLICT DO NOTHING RETURNING 1)`,
+    `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
+           SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe))`,
+  ];
+  if (p.outbox) {
+    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
+           SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
+            WHERE EXISTS (SELECT 1 FROM pe))`);
+  }
+  if (p.timerDeletes) ctes.push(`td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($${++n}::text[]) AND EXISTS (SELECT 1 FROM pe))`);
+  if (p.timerUpserts) {
+    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+           SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
+             FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
+            WHERE EXISTS (SELECT 1 FROM pe)
+           ON CONFLICT (actor_id, name) DO UPDATE
+             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
+  }
+  let tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
+  if (p.update) {
+    ctes.push(`up AS (UPDATE actors SET snapshot = $${++n}::jsonb, state = $6, version = $3, updated_at = now()
+            WHERE id = $1 AND version = $3 - 1 AND EXISTS (SELECT 1 FROM pe) RETURNING 1)`);
+    tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n`;
+  }
+  const sql = `WITH ${ctes.join(',\n')}\n${tail}`;
+  statements.set(key, sql);
+  return sql;
+}
 
 /**
  * Hosts durable actors: one Postgres transaction per event (row lock, dedupe, pure
@@ -164,7 +184,7 @@ export class ActorHost {
         [target.id, def.kind, merchant, mode, def.kind, def.version, created.status, JSON.stringify(created.snapshot)],
       );
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
-      await this.write(q, INSERT_ACTOR, def, target, event, 1, null, created, merchant, mode);
+      await this.write(q, false, def, target, event, 1, null, created, merchant, mode);
       return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
     }
     if (timerName !== null) {
@@ -181,7 +201,7 @@ export class ActorHost {
       return this.result(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     const version = row.version + 1;
-    const res = await this.write(q, UPDATE_ACTOR, def, target, event, version, row.state, next, row.merchant, row.mode);
+    const res = await this.write(q, true, def, target, event, version, row.state, next, row.merchant, row.mode);
     const counts = res.rows[0] as { fresh: number; n: number } | undefined;
     if (counts?.fresh === 0) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     if (counts?.n !== 1) throw new VersionConflictError(target.id);
@@ -196,7 +216,7 @@ export class ActorHost {
 
   private async write(
     q: Queryable,
-    sql: string,
+    update: boolean,
     def: DurableMachine,
     target: ActorTarget,
     event: EventBase & Record<string, unknown>,
@@ -207,20 +227,13 @@ export class ActorHost {
     mode: string | null,
   ) {
     const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, version, next.effects, merchant, mode, timerEventName(event));
-    const params = [
-      target.id,
-      event.id,
-      version,
-      JSON.stringify(event),
-      stateBefore,
-      next.status,
-      event.at,
-      JSON.stringify(outbox),
-      timerDeletes,
-      JSON.stringify(timerUpserts),
-    ];
-    if (sql === UPDATE_ACTOR) params.push(JSON.stringify(next.snapshot));
-    return q.query(sql, params);
+    const parts: WriteParts = { update, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
+    const params: SqlParam[] = [target.id, event.id, version, JSON.stringify(event), stateBefore, next.status, event.at];
+    if (parts.outbox) params.push(JSON.stringify(outbox));
+    if (parts.timerDeletes) params.push(timerDeletes);
+    if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
+    if (update) params.push(JSON.stringify(next.snapshot));
+    return q.query(writeStatement(parts), params);
   }
 
   /** Turns effect actions into outbox rows and net timer operations (last operation per name wins). */
