@@ -96,6 +96,8 @@ const SELECT_TIMER = `SELECT generation FROM timers WHERE actor_id = $1 AND name
 // parts an event needs are included (most events write no outbox or timer rows), and each
 // variant is a prepared statement of its own.
 interface WriteParts {
+  /** The statement also inserts the actor row (the one-statement create path). */
+  create?: boolean;
   update: boolean;
   outbox: boolean;
   timerDeletes: boolean;
@@ -105,15 +107,21 @@ interface WriteParts {
 const statements = new Map<string, string>();
 
 function writeStatement(p: WriteParts): string {
-  const key = `${+p.update}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
+  const key = `${+!!p.create}${+p.update}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
   const cached = statements.get(key);
   if (cached) return cached;
   let n = 7;
-  const ctes = [
-    `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3) ON CONFLICT DO NOTHING RETURNING 1)`,
+  const ctes = p.create
+    ? [
+        `a AS (INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
+              VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) ON CONFLICT (id) DO NOTHING RETURNING 1)`,
+        `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 WHERE EXISTS (SELECT 1 FROM a) RETURNING 1)`,
+      ]
+    : [`pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3) ON CONFLICT DO NOTHING RETURNING 1)`];
+  if (p.create) n = 12;
+  ctes.push(
     `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
-           SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe))`,
-  ];
+           SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe))`);
   if (p.outbox) {
     ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
            SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
@@ -155,6 +163,14 @@ export class ActorHost {
     const parsed = def.events.safeParse(rawEvent);
     if (!parsed.success) throw new MalformedEventError(parsed.error.issues);
     const event = parsed.data as EventBase & Record<string, unknown>;
+    if (event.type === def.createEvent) {
+      const created = await this.createInOneStatement(def, target, event);
+      if (created) {
+        await this.afterCommit(created, event);
+        return created;
+      }
+      // The actor exists: the create is a duplicate or not accepted; the locked path decides.
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.deps.db.tx((q) => this.applyIn(q, def, target, event));
@@ -166,6 +182,26 @@ export class ActorHost {
         throw err;
       }
     }
+  }
+
+  /**
+   * A new actor in one statement, hence one implicit transaction and one round trip: actor row,
+   * dedupe, journal, outbox and timers. Null when the actor already exists (nothing written).
+   */
+  private async createInOneStatement(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult | null> {
+    const created = create(def, event);
+    // An actor created through another actor's `sendTo` names its owner in the create event.
+    const merchant = target.merchant ?? (typeof event.merchant_id === 'string' ? event.merchant_id : null);
+    const mode = target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null);
+    const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, 1, created.effects, merchant, mode, null);
+    const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
+    const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, JSON.stringify(created.snapshot)];
+    if (parts.outbox) params.push(JSON.stringify(outbox));
+    if (parts.timerDeletes) params.push(timerDeletes);
+    if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
+    const res = await this.deps.db.query<{ fresh: number }>(writeStatement(parts), params);
+    if (res.rows[0]?.fresh !== 1) return null;
+    return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
   }
 
   private async applyIn(q: Queryable, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult> {
