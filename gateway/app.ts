@@ -17,6 +17,7 @@ import health from './routes/health.ts';
 import openapi from './routes/openapi.ts';
 import ops from './routes/ops.ts';
 import paymentIntents from './routes/payment-intents.ts';
+import refunds from './routes/refunds.ts';
 
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -59,6 +60,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     rawBodyParser(api);
     await api.register(paymentIntents, opts);
     await api.register(balance, opts);
+    await api.register(refunds, opts);
     await api.register(checkoutData, opts);
     await api.register(ops, opts);
   });

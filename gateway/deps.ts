@@ -6,6 +6,8 @@ import type { IntentReads } from '../runtime/merchant/intent-reads.ts';
 import type { SnapshotFeed } from '../runtime/engine/snapshot-feed.ts';
 import type { Merchants } from '../runtime/merchant/merchants.ts';
 import type { RateSource } from '../runtime/rates/rate-source.ts';
+import type { RefundReads } from '../runtime/merchant/refund-reads.ts';
+import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 
 /** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
 export interface GatewayDeps {
@@ -20,6 +22,9 @@ export interface GatewayDeps {
   /** Checkout event-stream tuning (tests shorten the heartbeat). */
   checkoutStreams?: { heartbeatMs?: number; maxStreams?: number; maxPerIp?: number };
   merchants: Merchants;
+  refunds: RefundReads;
+  /** Node JSON-RPC per mode: refund nonce hints and `POST /api/v1/refunds/{id}/submit`. */
+  chain?: Record<'live' | 'test', Pick<AnmRpcClient, 'getNonce' | 'sendRawTransaction'>>;
   rates: RateSource;
   treasury: Treasury;
   /** Server pepper for key hashes and keyed intent ids. */

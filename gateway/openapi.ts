@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ERRORS } from './errors.ts';
 import './schemas/common.ts';
 import './schemas/ops.ts';
+import './schemas/refund.ts';
 import { LIMITS, statusEnum } from './schemas/payment-intent.ts';
 import { api } from './schemas/registry.ts';
 
@@ -53,7 +54,7 @@ function schemas(io: 'input' | 'output'): Record<string, Json> {
   return out.schemas;
 }
 
-const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest'];
+const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest', 'CreateRefundRequest', 'SubmitRefundRequest', 'SetPayoutRequest'];
 
 export function openApiDocument(baseUrl: string): Json {
   const out = schemas('output');
@@ -100,6 +101,27 @@ export function openApiDocument(baseUrl: string): Json {
       },
       '/api/v1/balance': {
         get: op("Balance for the key's mode", { responses: { '200': json(ref('Balance'), 'The balance.', RATE_HEADERS), ...errors(401, 403, 429) } }),
+      },
+      '/api/v1/refunds': {
+        post: op('Create a refund (live mode only): a new transfer the merchant signs', {
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('CreateRefundRequest') } } },
+          responses: {
+            '201': json(ref('Refund'), 'Created; waits for the merchant signature.', RATE_HEADERS),
+            '200': json(ref('Refund'), 'The refund this Idempotency-Key already created.', RATE_HEADERS),
+            ...errors(400, 401, 403, 404, 409, 413, 429),
+          },
+        }),
+      },
+      '/api/v1/refunds/{id}': {
+        get: op('Retrieve a refund, with the unsigned transfer while it waits for a signature', { parameters: [idParam], responses: { '200': json(ref('Refund'), 'The refund.', RATE_HEADERS), ...errors(401, 403, 404, 429) } }),
+      },
+      '/api/v1/refunds/{id}/submit': {
+        post: op('Broadcast the signed refund transfer', {
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SubmitRefundRequest') } } },
+          responses: { '200': json(ref('Refund'), 'Submitted.', RATE_HEADERS), ...errors(400, 401, 403, 404, 409, 413, 429) },
+        }),
       },
       '/api/v1/openapi.json': {
         get: op('This document', { security: [], responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1 document.') } }),
@@ -148,6 +170,14 @@ export function openApiDocument(baseUrl: string): Json {
           parameters: [idParam],
           requestBody: { required: true, content: { 'application/json': { schema: ref('SetAllowedOriginsRequest') } } },
           responses: { '200': json(ref('AllowedOrigins'), 'Stored, normalised to origins.'), ...errors(400, 401, 404, 413) },
+        }),
+      },
+      '/ops/api/merchants/{id}/payout': {
+        post: op('Operator: set the payout address of a mode (anmpay payout set)', {
+          security: operator,
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SetPayoutRequest') } } },
+          responses: { '200': json(ref('PayoutAddress'), 'Stored.'), ...errors(400, 401, 404, 413) },
         }),
       },
       '/ops/api/merchants/{id}/activate': {

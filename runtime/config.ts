@@ -7,6 +7,9 @@ const port = z.coerce.number().int().min(0).max(65535);
 export const configSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   NATS_URL: z.string().min(1).optional(),
+  /** PostgreSQL schema (search_path) and NATS subject namespace: isolate several services on one database and server. */
+  ANMPAY_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+  NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   ANMPAY_DATA_DIR: z.string().min(1).default('.data'),
   PORT: port.default(3000),
   MARKETPLACE_PORT: port.default(3001),

@@ -14,6 +14,7 @@ import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { WebhookRuntime } from './webhooks/service.ts';
 import { startDevnetServer, type DevnetServer } from './chain/devnet/server.ts';
 import { startChainFollowers, type ChainFollowers } from './chain/indexer/start.ts';
+import { AnmRpcClient } from './chain/rpc-client.ts';
 
 export interface Services {
   config: Config;
@@ -35,8 +36,8 @@ export async function startServices(config: Config): Promise<Services> {
   const log = (msg: string): void => {
     if (config.LOG_LEVEL !== 'silent') process.stdout.write(`${JSON.stringify({ level: 'info', time: Date.now(), msg })}\n`);
   };
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir });
-  const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL }) : new MemoryBus();
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA });
+  const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();
   log(`storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
   const engine = new Engine({ db, bus, registry: machineRegistry() });
   await engine.start();
@@ -44,11 +45,13 @@ export async function startServices(config: Config): Promise<Services> {
   await webhooks.start();
   const devnet = await startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS });
   log(`devnet: JSON-RPC at ${devnet.url}/test (chain id 1001) and ${devnet.url}/live (chain id 1); ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`);
+  const testRpc = config.ANM_TEST_RPC_URL ?? `${devnet.url}/test`;
+  const liveRpc = config.ANM_RPC_URL ?? `${devnet.url}/live`;
   const chain = await startChainFollowers({
     db,
     bus,
     host: engine.host,
-    rpcUrls: { test: config.ANM_TEST_RPC_URL ?? `${devnet.url}/test`, live: config.ANM_RPC_URL ?? `${devnet.url}/live` },
+    rpcUrls: { test: testRpc, live: liveRpc },
     onError: (err) => log(`indexer: ${err instanceof Error ? err.message : String(err)}`),
   });
   log('runtime started');
@@ -58,6 +61,7 @@ export async function startServices(config: Config): Promise<Services> {
       ...merchant,
       host: engine.host,
       feed: engine.feed,
+      chain: { test: new AnmRpcClient(testRpc), live: new AnmRpcClient(liveRpc) },
       dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
     },

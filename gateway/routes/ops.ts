@@ -11,7 +11,8 @@ import { AppError } from '../errors.ts';
 import { jsonBody } from '../http/body.ts';
 import { sendJson } from '../http/reply.ts';
 import { isOperator } from '../operator-auth.ts';
-import { CreateKeyRequest, CreateMerchantRequest, RevokeKeyRequest, SetAllowedOriginsRequest } from '../schemas/ops.ts';
+import { CreateKeyRequest, CreateMerchantRequest, RevokeKeyRequest, SetAllowedOriginsRequest, SetPayoutRequest } from '../schemas/ops.ts';
+import { NETWORKS, decodeAddress } from '../../machines/chain/index.ts';
 import { InvalidOrigin } from '../../runtime/merchant/origins.ts';
 
 function parse<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> {
@@ -75,6 +76,25 @@ export default async function ops(app: FastifyInstance, opts: { deps: GatewayDep
     }
     if (!stored) throw new AppError('not_found', 'No such merchant.');
     sendJson(reply, 200, { id: req.params.id, allowed_origins: stored });
+    return reply;
+  });
+
+  // Payout address per mode (issue 4): live intents pay here; test mode has one provisioned at creation.
+  app.post<{ Params: { id: string } }>('/ops/api/merchants/:id/payout', async (req, reply) => {
+    const body = parse(SetPayoutRequest, req);
+    try {
+      decodeAddress(body.address, NETWORKS[body.mode].hrp);
+    } catch (err) {
+      throw new AppError('invalid_body', `address: ${err instanceof Error ? err.message : 'not a valid address'} (expected hrp ${NETWORKS[body.mode].hrp} for ${body.mode})`);
+    }
+    try {
+      await d.merchants.setPayoutAddress(req.params.id, body.mode, body.address);
+    } catch (err) {
+      // Foreign-key violation: no such merchant.
+      if (typeof err === 'object' && err !== null && 'code' in err && err.code === '23503') throw new AppError('not_found', 'No such merchant.');
+      throw err;
+    }
+    sendJson(reply, 200, { merchant: req.params.id, mode: body.mode, payout_address: body.address });
     return reply;
   });
 

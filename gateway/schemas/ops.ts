@@ -52,3 +52,6 @@ export const SetAllowedOriginsRequest = z
   .register(api, { id: 'SetAllowedOriginsRequest' });
 
 export const AllowedOrigins = z.strictObject({ id: z.string(), allowed_origins: z.array(z.string()) }).register(api, { id: 'AllowedOrigins' });
+
+/** `POST /ops/api/merchants/{id}/payout` (`anmpay payout set`). */
+export const SetPayoutRequest = z.strictObject({ mode: z.enum(['test', 'live']), address: z.string().min(1).max(200) }).register(api, { id: 'SetPayoutRequest' });

@@ -8,6 +8,7 @@ const commands: Record<string, Command> = {
   devnet: () => import('./devnet.ts'),
   merchant: () => import('./merchant.ts'),
   keys: () => import('./keys.ts'),
+  payout: () => import('./payout.ts'),
 };
 
 const [cmd, ...rest] = process.argv.slice(2);

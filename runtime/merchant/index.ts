@@ -11,6 +11,7 @@ import { CheckoutReads } from './checkout-reads.ts';
 import { Gate, IdempotencyRecords, type GateLimits } from './gate.ts';
 import { IntentReads } from './intent-reads.ts';
 import { Merchants, type CreatedMerchant } from './merchants.ts';
+import { RefundReads } from './refund-reads.ts';
 import { loadPepper } from './secrets.ts';
 
 export interface MerchantServices {
@@ -20,6 +21,8 @@ export interface MerchantServices {
   /** The hosted checkout's one-round-trip read (intent + merchant name and origins). */
   checkout: CheckoutReads;
   merchants: Merchants;
+  /** The refund routes' reads (own intents and refunds). */
+  refunds: RefundReads;
   rates: RateSource;
   treasury: Treasury;
   pepper: Buffer;
@@ -58,6 +61,7 @@ export async function openMerchantServices(db: Db, config: MerchantConfig, opts:
     intents: new IntentReads(db),
     checkout: new CheckoutReads(db),
     merchants,
+    refunds: new RefundReads(db),
     rates: rateSourceFromConfig(config),
     treasury: await ensureTreasury(db),
     pepper,

@@ -60,6 +60,8 @@ interface Outcome {
   gone: boolean;
 }
 
+const CLAIM_MAX = 1000;
+
 const CLAIM_SQL = `
   WITH cand AS (
     SELECT d.id, d.endpoint, d.next_attempt_at, d.manual FROM webhook_deliveries d
@@ -176,8 +178,9 @@ export class DeliveryWorker {
       if (free > 0) {
         const claimed = await this.claim(free);
         for (const d of claimed) void this.deliver(d);
-        // Something was due: look again at once, there may be more behind it.
-        full = claimed.length > 0;
+        // Only a claim cut short by capacity may have left due work behind; otherwise wait
+        // for a nudge (intake, a freed slot) or the poll, instead of a tight loop of tiny claims.
+        full = claimed.length >= Math.min(free, CLAIM_MAX);
       }
     } catch (err) {
       this.opts.onError?.(err);
@@ -204,7 +207,7 @@ export class DeliveryWorker {
       new Date(now),
       saturated,
       // Scan only as many as can be sent: every scanned row gets a row lock (a write).
-      Math.min(free, 1000),
+      Math.min(free, CLAIM_MAX),
       JSON.stringify(room),
       this.perEndpoint,
       free,

@@ -1,0 +1,29 @@
+/**
+ * `anmpay payout set --merchant <id> --mode test|live --address <addr> [--json]` prints
+ * {"merchant","mode","payout_address"}. Live intents pay the merchant's own address.
+ */
+import { z } from 'zod';
+import { parse, str, usageError } from './args.ts';
+import { expectShape } from './env.ts';
+import { opsCall } from './ops-client.ts';
+import { runCommand, type CommandResult } from './output.ts';
+
+const USAGE = 'anmpay payout set --merchant <id> --mode test|live --address <addr> [--json]';
+const result = z.strictObject({ merchant: z.string(), mode: z.string(), payout_address: z.string() });
+
+export function main(argv: string[]): Promise<number> {
+  return runCommand(run, argv);
+}
+
+async function run(argv: string[]): Promise<CommandResult> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'set') throw usageError(`unknown subcommand ${JSON.stringify(sub ?? '')}`, USAGE);
+  const a = parse(rest, { merchant: { type: 'string' }, mode: { type: 'string' }, address: { type: 'string' } }, USAGE);
+  const merchant = str(a, 'merchant');
+  const mode = str(a, 'mode');
+  const address = str(a, 'address');
+  if (!merchant || !address) throw usageError('--merchant and --address are required', USAGE);
+  if (mode !== 'test' && mode !== 'live') throw usageError('--mode test|live is required', USAGE);
+  const r = expectShape(result, await opsCall('POST', `/ops/api/merchants/${encodeURIComponent(merchant)}/payout`, { mode, address }), 'payout set');
+  return { data: r, text: `${r.mode} payout address of ${r.merchant}: ${r.payout_address}` };
+}
