@@ -1,5 +1,5 @@
 import { initialTransition, transition, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
-import type { DurableMachine } from './durable.ts';
+import type { DurableMachine, EventBase } from './durable.ts';
 import { effectsOf, type EffectAction } from './effects.ts';
 
 export interface PersistedSnapshot {
@@ -45,8 +45,9 @@ export function step(def: DurableMachine, current: PersistedSnapshot, event: Eve
 }
 
 /** Rebuilds a snapshot from a journal: the first event creates, the rest step. */
-export function replay(def: DurableMachine, events: readonly EventFromLogic<AnyStateMachine>[]): PersistedSnapshot {
-  const [first, ...rest] = events;
+export function replay(def: DurableMachine, events: readonly EventBase[]): PersistedSnapshot {
+  const first = events[0];
+  const rest = events.slice(1);
   if (!first) throw new Error('empty journal');
   let snap = create(def, first).snapshot;
   for (const e of rest) snap = step(def, snap, e).snapshot;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { create, step, type PersistedSnapshot, type StepResult } from '../kit/step.ts';
+import { create, step, type StepResult } from '../kit/step.ts';
 import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
 import { createEvent, ctxOf, pathTo, refund, T0, MERCHANT } from '../../test/fixtures/payment-intent.ts';
 
 function paid(): StepResult {
   const [first, ...rest] = [createEvent(), ...pathTo('PAID').slice(1)];
-  let r = create(def, first as never);
-  for (const e of rest) r = step(def, r.snapshot, e as never);
+  let r = create(def, first);
+  for (const e of rest) r = step(def, r.snapshot, e);
   return r;
 }
 const reserve = (refundId: string, amount: string): PaymentIntentEvent => ({
@@ -19,7 +19,7 @@ const reserve = (refundId: string, amount: string): PaymentIntentEvent => ({
   refund_create: { type: 'refund.create', id: `create:${refundId}`, at: T0 + 1 },
 });
 const released = (refundId: string, amount: string): PaymentIntentEvent => ({ type: 'refund.released', id: `rel:${refundId}`, at: T0 + 2, refund_id: refundId, amount });
-const apply = (r: StepResult, e: PaymentIntentEvent) => step(def, r.snapshot as PersistedSnapshot, e as never);
+const apply = (r: StepResult, e: PaymentIntentEvent) => step(def, r.snapshot, e);
 
 // DESIGN §4 Refunds: remaining = cap − all refunds not FAILED/CANCELED; above it: refused.
 describe('refund holds on the payment intent (DESIGN §4 Refunds)', () => {
@@ -48,7 +48,7 @@ describe('refund holds on the payment intent (DESIGN §4 Refunds)', () => {
   });
 
   it('a reservation before settlement is refused (not refundable)', () => {
-    const r = create(def, createEvent() as never);
+    const r = create(def, createEvent());
     expect(apply(r, reserve('re_a', '1')).accepted).toBe(false);
   });
 });
