@@ -18,6 +18,7 @@ import openapi from './routes/openapi.ts';
 import ops from './routes/ops.ts';
 import paymentIntents from './routes/payment-intents.ts';
 import refunds from './routes/refunds.ts';
+import { webhooksPlugin } from './webhooks-plugin.ts';
 
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -52,6 +53,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
 
   const opts = { deps };
+  // On the root context: it uses Fastify's JSON parser (the raw-body parser is scoped below).
+  if (deps.webhookAdmin) await app.register(webhooksPlugin, { ...deps.webhookAdmin, operatorToken: deps.operatorToken });
   await app.register(health, opts);
   await app.register(checkoutPages, opts);
   // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is

@@ -6,6 +6,7 @@ import type { IntentReads } from '../runtime/merchant/intent-reads.ts';
 import type { SnapshotFeed } from '../runtime/engine/snapshot-feed.ts';
 import type { Merchants } from '../runtime/merchant/merchants.ts';
 import type { RateSource } from '../runtime/rates/rate-source.ts';
+import type { WebhooksPluginOptions } from './webhooks-plugin.ts';
 import type { RefundReads } from '../runtime/merchant/refund-reads.ts';
 import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 
@@ -22,6 +23,8 @@ export interface GatewayDeps {
   /** Checkout event-stream tuning (tests shorten the heartbeat). */
   checkoutStreams?: { heartbeatMs?: number; maxStreams?: number; maxPerIp?: number };
   merchants: Merchants;
+  /** Webhook endpoint management (operator API); absent in apps that do not serve it. */
+  webhookAdmin?: Omit<WebhooksPluginOptions, 'operatorToken'>;
   refunds: RefundReads;
   /** Node JSON-RPC per mode: refund nonce hints and `POST /api/v1/refunds/{id}/submit`. */
   chain?: Record<'live' | 'test', Pick<AnmRpcClient, 'getNonce' | 'sendRawTransaction'>>;

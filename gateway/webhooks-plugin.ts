@@ -4,6 +4,7 @@ import { getDelivery, listDeliveries, redeliver } from '../runtime/webhooks/deli
 import { DEFAULT_ROTATION_GRACE_MS, listEndpoints, rotateSecret, setEndpoint } from '../runtime/webhooks/endpoints.ts';
 import { WebhookError } from '../runtime/webhooks/errors.ts';
 import type { LookupAll } from '../runtime/webhooks/url-policy.ts';
+import { AppError, ensureError, envelope } from './errors.ts';
 import { isOperator } from './operator-auth.ts';
 
 /**
@@ -28,9 +29,9 @@ type DeliveryParams = { merchant: string; id: string };
 
 const BASE = '/ops/api/merchants/:merchant/webhooks';
 
-function sendError(reply: FastifyReply, req: FastifyRequest, status: number, code: string, message: string): FastifyReply {
-  const type = status >= 500 ? 'api_error' : 'invalid_request';
-  return reply.code(status).send({ error: { type, code, message: status >= 500 ? 'internal error' : message, request_id: String(req.id) } });
+/** Errors go through the one error table (gateway/errors.ts) and its envelope. */
+function sendError(reply: FastifyReply, req: FastifyRequest, e: AppError): FastifyReply {
+  return reply.code(e.status).send(envelope(e, String(req.id)));
 }
 
 function bodyOf(req: FastifyRequest): Record<string, unknown> {
@@ -59,16 +60,13 @@ export const webhooksPlugin: FastifyPluginAsync<WebhooksPluginOptions> = async (
   const defaultGraceMs = opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS;
 
   app.addHook('onRequest', async (req, reply) => {
-    if (!isOperator(req, opts.operatorToken)) return sendError(reply, req, 401, 'unauthorized', 'operator token required');
+    if (!isOperator(req, opts.operatorToken)) return sendError(reply, req, new AppError('unauthorized', 'Operator token required.'));
   });
 
   app.setErrorHandler((err: FastifyError | WebhookError, req, reply) => {
-    if (err instanceof WebhookError) return sendError(reply, req, err.status, err.code, err.message);
-    if (err.statusCode === 400 && err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return sendError(reply, req, 400, 'invalid_json', 'body is not valid JSON');
-    if (err.statusCode === 413) return sendError(reply, req, 413, 'payload_too_large', 'body too large');
-    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return sendError(reply, req, err.statusCode, 'bad_request', err.message);
-    req.log.error({ err }, 'webhooks api error');
-    return sendError(reply, req, 500, 'internal_error', 'internal error');
+    const e = err instanceof WebhookError ? new AppError(err.code, err.message) : ensureError(err);
+    if (e.status >= 500) req.log.error({ err }, 'webhooks api error');
+    return sendError(reply, req, e);
   });
 
   // set: create the endpoint (secret shown this once) or change its URL (secret: null).

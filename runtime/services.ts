@@ -61,6 +61,12 @@ export async function startServices(config: Config): Promise<Services> {
       ...merchant,
       host: engine.host,
       feed: engine.feed,
+      webhookAdmin: {
+        db,
+        allowPrivateWebhooks: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
+        rotationGraceMs: config.ANMPAY_WEBHOOK_ROTATION_GRACE_S * 1000,
+        onRedeliver: () => webhooks.worker.nudge(),
+      },
       chain: { test: new AnmRpcClient(testRpc), live: new AnmRpcClient(liveRpc) },
       dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },

@@ -127,7 +127,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
       await release().catch(() => undefined);
       throw err;
     }
-    await d.idempotency.done(key.merchant, key.mode, prepared.key, status, { 'content-type': JSON_TYPE }, Buffer.from(body));
+    await d.idempotency.done(key.merchant, key.mode, prepared.key, status, { 'content-type': JSON_TYPE }, body);
     return reply.code(status).type(JSON_TYPE).send(body);
   });
 

@@ -1,17 +1,16 @@
 /**
- * Admission for merchant API requests in one database round trip (`anm_gate`, migration
- * 0002): IP and key token buckets shared by every gateway process (ADR 0004), the key and
- * its merchant, and optionally an Idempotency-Key claim (ADR 0005) or one intent snapshot.
+ * Admission for merchant API requests (`anm_gate_lease`, migration 0005): IP and key token
+ * buckets shared by every gateway process through leases (ADR 0004, `LeaseBook`), the key and
+ * its merchant, and optionally an Idempotency-Key claim (ADR 0005) or one intent snapshot. At
+ * most one round trip per request; none for a keyless request served from the IP lease.
  */
 import type { Db } from '../../storage/db.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
+import { LeaseBook, type BucketLimits, type BucketView, type LeaseOptions, type LeaseReply, type LeaseRequest } from './leases.ts';
 import type { Mode } from './secrets.ts';
 
-export interface BucketLimits {
-  /** Burst: tokens a full bucket holds. */
-  capacity: number;
-  perMinute: number;
-}
+export type { BucketLimits } from './leases.ts';
+export { IdempotencyRecords } from './idempotency-records.ts';
 
 export interface GateLimits {
   ip: BucketLimits;
@@ -22,6 +21,7 @@ export interface GateLimits {
 
 export interface Bucket {
   ok: boolean;
+  /** What the client may still spend on this dimension (X-RateLimit-Remaining, floored). */
   tokens: number;
   limits: BucketLimits;
 }
@@ -61,8 +61,9 @@ export interface GateResult {
 }
 
 interface GateRow {
-  ip_ok: boolean;
-  ip_tokens: number;
+  ip_granted: number | null;
+  ip_tokens: number | null;
+  ip_others: number | null;
   key_id: string | null;
   merchant: string | null;
   mode: Mode | null;
@@ -70,8 +71,9 @@ interface GateRow {
   success_url: string | null;
   cancel_url: string | null;
   payout_address: string | null;
-  key_ok: boolean | null;
+  key_granted: number | null;
   key_tokens: number | null;
+  key_others: number | null;
   claim: 'claimed' | 'reused' | 'replay' | 'in_flight' | null;
   idem_intent_id: string | null;
   idem_status: number | null;
@@ -81,49 +83,176 @@ interface GateRow {
   read_snapshot: PersistedSnapshot | null;
 }
 
-const GATE_SQL = `SELECT * FROM anm_gate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+const GATE_SQL = `SELECT * FROM anm_gate_lease($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`;
+const SETTLE_SQL = `SELECT * FROM anm_lease_settle($1, $2, $3, $4, $5, $6, $7)`;
+/** Keyed hashes of keys seen lately → key id (never changes for a hash): the key's bucket is known before the round trip. */
+const KEY_IDS_MAX = 10_000;
+
+export interface GateOptions {
+  leases?: LeaseOptions;
+  /** How often idle leases are settled. */
+  sweepMs?: number;
+}
 
 export class Gate {
+  readonly leases: LeaseBook;
+  private readonly keyIds = new Map<string, string>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly sweepMs: number;
+
   constructor(
     private readonly db: Db,
     readonly limits: GateLimits,
-  ) {}
+    opts: GateOptions = {},
+  ) {
+    this.leases = new LeaseBook(opts.leases);
+    this.sweepMs = opts.sweepMs ?? 1_000;
+  }
 
   async pass(input: GateInput): Promise<GateResult> {
-    const { ip, key } = this.limits;
-    const { rows } = await this.db.query<GateRow>(GATE_SQL, [
-      input.ip,
-      ip.capacity,
-      ip.perMinute / 60,
-      input.keyHash,
-      key.capacity,
-      key.perMinute / 60,
-      input.claim?.key ?? null,
-      input.claim?.requestHash ?? null,
-      input.claim?.newIntentId ?? null,
-      this.limits.takeoverAfterMs,
-      input.readId ?? null,
-    ]);
-    const r = rows[0]!;
+    const { ip: ipLimits, key: keyLimits } = this.limits;
+    const ipBucket = `ip:${input.ip}`;
+    const ipLocal = await this.local(ipBucket);
+    if (ipLocal && !ipLocal.ok) return this.result({ ip: ipLocal });
+    const knownId = input.keyHash === null ? undefined : this.keyIds.get(input.keyHash);
+    const keyBucket = knownId === undefined ? null : `key:${knownId}`;
+    if (ipLocal && input.keyHash === null) return this.result({ ip: ipLocal });
+    // Taken before the IP dimension is decided by the store, and given back if it refuses.
+    const keyLocal = keyBucket ? await this.local(keyBucket) : null;
+
+    const ipReq = ipLocal ? null : this.leases.request(ipBucket, ipLimits);
+    const keyReq = input.keyHash !== null && !keyLocal ? this.leases.request(keyBucket, keyLimits) : null;
+    const keyRefused = keyLocal?.ok === false;
+    const claim = keyRefused ? undefined : input.claim;
+    let r: GateRow;
+    try {
+      const { rows } = await this.db.query<GateRow>(GATE_SQL, [
+        this.leases.holder,
+        this.leases.ttlMs,
+        ipReq ? ipBucket : null,
+        ipLimits.capacity,
+        ipLimits.perMinute / 60,
+        ipReq?.want ?? 0,
+        ipReq?.settle ?? 0,
+        ipReq?.unused ?? 0,
+        input.keyHash,
+        keyLimits.capacity,
+        keyLimits.perMinute / 60,
+        keyReq !== null,
+        keyReq?.want ?? 0,
+        keyReq?.settle ?? 0,
+        keyReq?.unused ?? 0,
+        claim?.key ?? null,
+        claim?.requestHash ?? null,
+        claim?.newIntentId ?? null,
+        this.limits.takeoverAfterMs,
+        keyRefused ? null : (input.readId ?? null),
+      ]);
+      r = rows[0]!;
+    } catch (err) {
+      // Whether the lease operations were applied is unknown: leases start over under a new name.
+      this.leases.fail();
+      ipReq?.done();
+      keyReq?.done();
+      throw err;
+    }
+    this.startSweeper();
+    const ip = ipReq ? this.leases.settle(ipReq, reply(r.ip_granted, r.ip_tokens, r.ip_others)) : ipLocal!;
+    if (!ip.ok && keyLocal) this.leases.refund(keyBucket!, keyLocal);
+    const key =
+      r.key_id && r.merchant && r.mode && r.merchant_status
+        ? { id: r.key_id, merchant: r.merchant, mode: r.mode, merchantStatus: r.merchant_status, successUrl: r.success_url, cancelUrl: r.cancel_url, payoutAddress: r.payout_address }
+        : null;
+    // The key was looked up unless the IP dimension refused first.
+    if (input.keyHash !== null && ip.ok) this.remember(input.keyHash, key?.id);
+    let keyView: BucketView | null = keyLocal;
+    if (keyReq) {
+      if (r.key_granted === null || !key) {
+        this.leases.abort(keyReq);
+        keyView = null;
+      } else {
+        keyView = this.leases.settle(keyReq, reply(r.key_granted, r.key_tokens, r.key_others), `key:${key.id}`);
+      }
+    }
+    return this.result({ ip, key, keyView: key?.merchantStatus === 'active' ? keyView : null, row: r });
+  }
+
+  /** Settles every idle lease now (tests, shutdown); the sweeper does this every second. */
+  async sweep(): Promise<void> {
+    const reqs = this.leases.idle();
+    if (reqs.length === 0) return;
+    let rows: Array<{ bucket: string; tokens: number; others: number }>;
+    try {
+      ({ rows } = await this.db.query<{ bucket: string; tokens: number; others: number }>(SETTLE_SQL, [
+        this.leases.holder,
+        this.leases.ttlMs,
+        reqs.map((q) => q.bucket!),
+        reqs.map((q) => q.limits.capacity),
+        reqs.map((q) => q.limits.perMinute / 60),
+        reqs.map((q) => q.settle),
+        reqs.map((q) => q.unused),
+      ]));
+    } catch (err) {
+      this.leases.fail();
+      for (const q of reqs) q.done();
+      throw err;
+    }
+    const byBucket = new Map(rows.map((x) => [x.bucket, x]));
+    for (const q of reqs) {
+      const x = byBucket.get(q.bucket!);
+      this.leases.settle(q, { granted: 0, tokens: x?.tokens ?? 0, others: x?.others ?? 0 });
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  /** From the local lease, waiting for a lease request of another caller in flight; null: ask the store. */
+  private async local(bucket: string): Promise<BucketView | null> {
+    for (;;) {
+      const v = this.leases.take(bucket);
+      if (v) return v;
+      const p = this.leases.pending(bucket);
+      if (!p) return null;
+      await p;
+    }
+  }
+
+  private remember(hash: string, id: string | undefined): void {
+    if (id === undefined) {
+      this.keyIds.delete(hash);
+      return;
+    }
+    if (this.keyIds.get(hash) === id) return;
+    if (this.keyIds.size >= KEY_IDS_MAX) this.keyIds.delete(this.keyIds.keys().next().value!);
+    this.keyIds.set(hash, id);
+  }
+
+  private startSweeper(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => {
+      if (this.leases.size === 0) return this.close();
+      this.sweep().catch(() => undefined);
+    }, this.sweepMs);
+    this.sweeper.unref();
+  }
+
+  private result(p: { ip: BucketView; key?: GateKey | null; keyView?: BucketView | null; row?: GateRow }): GateResult {
+    const { ip, key, keyView, row } = p;
     return {
-      ip: { ok: r.ip_ok, tokens: r.ip_tokens, limits: ip },
-      key:
-        r.key_id && r.merchant && r.mode && r.merchant_status
-          ? {
-              id: r.key_id,
-              merchant: r.merchant,
-              mode: r.mode,
-              merchantStatus: r.merchant_status,
-              successUrl: r.success_url,
-              cancelUrl: r.cancel_url,
-              payoutAddress: r.payout_address,
-            }
-          : null,
-      keyBucket: r.key_ok === null || r.key_tokens === null ? null : { ok: r.key_ok, tokens: r.key_tokens, limits: key },
-      claim: claimOf(r),
-      read: r.read_state && r.read_snapshot ? { state: r.read_state, snapshot: r.read_snapshot } : null,
+      ip: { ok: ip.ok, tokens: ip.tokens, limits: this.limits.ip },
+      key: key ?? null,
+      keyBucket: keyView ? { ok: keyView.ok, tokens: keyView.tokens, limits: this.limits.key } : null,
+      claim: row ? claimOf(row) : null,
+      read: row?.read_state && row.read_snapshot ? { state: row.read_state, snapshot: row.read_snapshot } : null,
     };
   }
+}
+
+function reply(granted: number | null, tokens: number | null, others: number | null): LeaseReply {
+  return { granted: granted ?? 0, tokens: tokens ?? 0, others: others ?? 0 };
 }
 
 function claimOf(r: GateRow): ClaimOutcome | null {
@@ -139,22 +268,4 @@ function claimOf(r: GateRow): ClaimOutcome | null {
   }
 }
 
-/** The rest of an Idempotency-Key's life: the first response, or release after a failure. */
-export class IdempotencyRecords {
-  constructor(private readonly db: Db) {}
-
-  async done(merchant: string, mode: Mode, key: string, status: number, headers: Record<string, string>, body: Buffer): Promise<void> {
-    await this.db.query(`SELECT anm_idempotency_done($1, $2, $3, $4, $5::jsonb, $6)`, [merchant, mode, key, status, JSON.stringify(headers), body]);
-  }
-
-  /** The attempt failed without a response worth replaying: let a retry run afresh. */
-  async release(merchant: string, mode: Mode, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE merchant = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [merchant, mode, key]);
-  }
-
-  /** Records live 24 hours (DESIGN §4); older ones are already ignored by `anm_gate`. */
-  async sweep(): Promise<number> {
-    const res = await this.db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
-    return res.rowCount;
-  }
-}
+export type { LeaseRequest };

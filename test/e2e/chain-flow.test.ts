@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.ts';
 import { startServices, type Services } from '../../runtime/services.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
+import { verifyIndependently } from '../webhooks/independent-verifier.ts';
+import { Receiver } from '../webhooks/receiver.ts';
 
 type Json = Record<string, unknown>;
 let services: Services;
@@ -21,6 +23,8 @@ let dataDir: string;
 let base: string;
 const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
 const schema = uniqueName('e2e');
+let receiver: Receiver;
+let webhookSecret: string;
 let merchant: { merchant_id: string; keys: { test: { secret: string }; live: { secret: string } } };
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Json> {
@@ -82,6 +86,7 @@ beforeAll(async () => {
     DEVNET_PORT: '0',
     DEVNET_BLOCK_MS: '0',
     LOG_LEVEL: 'silent',
+    ANMPAY_ALLOW_PRIVATE_WEBHOOKS: '1',
     ANMPAY_OPERATOR_TOKEN: operatorToken,
     ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
     ...(realAvailable ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {}),
@@ -89,10 +94,15 @@ beforeAll(async () => {
   services = await startServices(config);
   base = services.http.url;
   merchant = (await cli(['merchant', 'create', '--name', 'E2E Chain Shop'])) as typeof merchant;
+  receiver = await Receiver.start();
+  const hook = await cli(['webhook', 'set', '--merchant', merchant.merchant_id, '--mode', 'test', '--url', `http://127.0.0.1:${receiver.port}/hooks`]);
+  webhookSecret = hook.secret as string;
+  expect(webhookSecret).toMatch(/^whsec_/);
 }, 120_000);
 
 afterAll(async () => {
   await services?.stop();
+  await receiver?.close();
   if (realAvailable) {
     const { default: pg } = await import('pg');
     const c = new pg.Client({ connectionString: DATABASE_URL });
@@ -127,6 +137,13 @@ describe('ANM chain end to end over HTTP and the CLI (issue 4)', () => {
     const bal = await api('GET', '/api/v1/balance', key);
     expect(bal.body.settled).toBe(intent.merchant_amount);
     expect(bal.body.protocol_fees_paid).toBe(intent.protocol_fee);
+    // Signed webhooks for the whole life, in order, each verifiable from the spec's five steps.
+    const mine4 = () => receiver.received.filter((r) => r.body.data.id === intent.id);
+    await waitFor(async () => mine4().some((r) => r.body.type === 'payment.confirmed'), 20_000, 'payment.confirmed webhook');
+    expect(mine4().map((r) => r.body.type)).toEqual(['payment.created', 'payment.detected', 'payment.confirming', 'payment.confirmed']);
+    for (const r of mine4()) {
+      expect(verifyIndependently({ rawBody: r.rawBody, headers: r.headers, secret: webhookSecret, nowSeconds: Math.floor(Date.now() / 1000) })).toEqual({ ok: true, eventId: r.body.id });
+    }
   }, 90_000);
 
   it('underpayment with --amount-nanm shows UNDERPAID; a reorg after settlement (devnet reorg --drop) returns to AWAITING_PAYMENT', async () => {
