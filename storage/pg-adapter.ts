@@ -61,6 +61,12 @@ export async function openPg(opts: PgOptions): Promise<Db> {
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken = false;
+      // A connection lost while checked out (server restart) emits 'error' on the client; the
+      // pool only listens on idle ones, so without this the process would crash.
+      const onError = (): void => {
+        broken = true;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client));
@@ -74,6 +80,7 @@ export async function openPg(opts: PgOptions): Promise<Db> {
         }
         throw err;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },
