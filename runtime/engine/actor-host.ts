@@ -117,7 +117,13 @@ function writeStatement(p: WriteParts): string {
               VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) ON CONFLICT (id) DO NOTHING RETURNING 1)`,
         `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 WHERE EXISTS (SELECT 1 FROM a) RETURNING 1)`,
       ]
-    : [`pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3) ON CONFLICT DO NOTHING RETURNING 1)`];
+    : [
+        // An event seen before but not accepted then ('ignored') may be accepted now: reordered
+        // deliveries must not lose a fact. Only an 'applied' row makes it a duplicate.
+        `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3)
+              ON CONFLICT (actor_id, event_id) DO UPDATE SET outcome = 'applied', seq = EXCLUDED.seq, at = now()
+               WHERE processed_events.outcome = 'ignored' RETURNING 1)`,
+      ];
   if (p.create) n = 12;
   ctes.push(
     `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
@@ -244,10 +250,14 @@ export class ActorHost {
     return this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode);
   }
 
-  /** Records an event that changed nothing; false when it had been seen before. */
+  /** Records an event that changed nothing; false when it had already been applied (a duplicate). */
   private async markIgnored(q: Queryable, actorId: string, eventId: string): Promise<boolean> {
-    const r = await q.query(`INSERT INTO processed_events (actor_id, event_id, outcome) VALUES ($1, $2, 'ignored') ON CONFLICT DO NOTHING RETURNING 1`, [actorId, eventId]);
-    return r.rowCount > 0;
+    const r = await q.query<{ outcome: string }>(
+      `INSERT INTO processed_events (actor_id, event_id, outcome) VALUES ($1, $2, 'ignored')
+       ON CONFLICT (actor_id, event_id) DO UPDATE SET at = processed_events.at RETURNING outcome`,
+      [actorId, eventId],
+    );
+    return r.rows[0]?.outcome === 'ignored';
   }
 
   private async write(
