@@ -33,7 +33,7 @@ describe('duplicate and reordered deliveries', () => {
           for (const e of order) {
             const r = await host.apply({ kind: 'payment_intent', id }, e);
             if (e.type === 'chain.tx.included' && r.outcome === 'applied') inclusionKnown = true;
-            if (e.type === 'chain.block' && inclusionKnown && e.head >= 111) deepAfterInclusion = true;
+            if (e.type === 'chain.block' && inclusionKnown && 'head' in e && e.head >= 111) deepAfterInclusion = true;
           }
           const { rows } = await b.db.query<{ state: string }>(`SELECT state FROM actors WHERE id = $1`, [id]);
           const journal = await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1 GROUP BY event_id HAVING count(*) > 1`, [id]);
