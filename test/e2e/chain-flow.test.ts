@@ -202,6 +202,9 @@ describe('ANM chain end to end over HTTP and the CLI (issue 4)', () => {
     await mine(12, 'live');
     await waitFor(async () => (await api('GET', `/api/v1/refunds/${r1.body.id as string}`, live)).body.status === 'CONFIRMED', 20_000, 'refund CONFIRMED');
     await intentState(live, intent.id as string, 'PARTIALLY_REFUNDED');
+    // Balance follows refunds: settled = what the merchant leg received less confirmed refunds.
+    const afterFirst = await api('GET', '/api/v1/balance', live);
+    expect(afterFirst.body).toMatchObject({ mode: 'live', settled: '680000000', payout_address: payout.address });
 
     // Default amount: the remaining cap (merchant_amount 0.98 ANM − 0.3).
     const r2 = await api('POST', '/api/v1/refunds', live, { payment_intent: intent.id });
@@ -210,6 +213,7 @@ describe('ANM chain end to end over HTTP and the CLI (issue 4)', () => {
     await cli(['refund', 'sign', r2.body.id as string, '--wallet', payout.wallet as string], { ANMPAY_API_KEY: live });
     await mine(12, 'live');
     await intentState(live, intent.id as string, 'REFUNDED');
+    expect((await api('GET', '/api/v1/balance', live)).body.settled).toBe('0');
     const none = await api('POST', '/api/v1/refunds', live, { payment_intent: intent.id });
     expect(none.status).toBe(409);
     expect((none.body.error as Json).code).toBe('not_refundable');
