@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NETWORKS, decodeAddress, paymentReference } from '../../../machines/chain/index.ts';
 import { WalletFileError, generateWallet, readWalletFile, sign, walletFromFile, walletFromSeed, walletToFile, writeWalletFile } from './keys.ts';
+import { WASM_BACKEND_NAME } from './mldsa65-wasm/loader.ts';
 import { verifyBackendName, verifySignature, verifyTransaction } from './verify.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'anm-wallet-'));
@@ -28,7 +29,7 @@ describe('runtime chain keys', () => {
       const r = verifyTransaction(s, NETWORKS.live);
       expect(r.ok && r.from).toBe(payer.address);
     }
-    expect(verifyBackendName()).toBe('noble-post-quantum');
+    expect(verifyBackendName()).toBe(WASM_BACKEND_NAME); // docs/adr/0003-ml-dsa-backend.md
     expect(verifySignature(payer.publicKey, new Uint8Array(1), s1.signature)).toBe(false);
     expect(verifySignature(new Uint8Array(3), new Uint8Array(1), new Uint8Array(2))).toBe(false);
   });
