@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { openDb } from '../../storage/open.ts';
@@ -23,6 +23,13 @@ interface Child {
   kill: (sig: NodeJS.Signals) => void;
 }
 
+// Children still running when a test ends (failed or timed out) are killed, never leaked.
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const p of running) p.kill('SIGKILL');
+  running.clear();
+});
+
 function child(env: Record<string, string>): Child {
   const p = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/engine-child.ts'], {
     env: { ...process.env, ...env },
@@ -32,8 +39,10 @@ function child(env: Record<string, string>): Child {
   let err = '';
   p.stdout.on('data', (d: Buffer) => (out += d.toString()));
   p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  running.add(p);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     p.on('exit', (code, signal) => {
+      running.delete(p);
       if (code && code !== 0) console.error(err);
       resolve({ code, signal });
     }),
