@@ -5,12 +5,11 @@
  * else <ANMPAY_DATA_DIR or .data>/operator-token). `set` and `rotate` print
  * {"endpoint_id","url","secret"}: the secret is shown this once.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { intArg, parse, str, usageError } from './args.ts';
-import { expectShape, serviceUrl } from './env.ts';
-import { CliError, runCommand, type CommandResult } from './output.ts';
+import { expectShape } from './env.ts';
+import { opsCall as call } from './ops-client.ts';
+import { runCommand, type CommandResult } from './output.ts';
 
 const USAGE = 'anmpay webhook set|rotate|list --merchant <id> --mode test|live [--url <url>] [--grace <seconds>] [--json]';
 
@@ -22,45 +21,6 @@ const listDoc = z.object({
 /** Entry from the dispatcher in main.ts. */
 export function main(argv: string[]): Promise<number> {
   return runCommand(run, argv);
-}
-
-export async function operatorToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.ANMPAY_OPERATOR_TOKEN) return env.ANMPAY_OPERATOR_TOKEN;
-  const file = path.join(env.ANMPAY_DATA_DIR || '.data', 'operator-token');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    throw new CliError('operator_token_required', `set ANMPAY_OPERATOR_TOKEN or start the service once so that it creates ${file}`);
-  }
-}
-
-async function call(method: 'GET' | 'POST', urlPath: string, body?: unknown): Promise<unknown> {
-  const url = `${serviceUrl()}${urlPath}`;
-  const token = await operatorToken();
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      headers: { accept: 'application/json', authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      signal: AbortSignal.timeout(30_000),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (e) {
-    throw new CliError('service_unreachable', `cannot reach ${url}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const text = await res.text();
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new CliError('bad_service_response', `${method} ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
-  }
-  if (!res.ok) {
-    const e = (doc as { error?: { code?: unknown; message?: unknown } }).error;
-    const code = typeof e?.code === 'string' ? e.code : 'http_error';
-    throw new CliError(code, `${method} ${url}: HTTP ${res.status}${typeof e?.message === 'string' ? `: ${e.message}` : ''}`);
-  }
-  return doc;
 }
 
 async function run(argv: string[]): Promise<CommandResult> {
