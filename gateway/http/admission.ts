@@ -1,7 +1,8 @@
 /**
  * Authentication and rate limits of the merchant API (spec "Authentication", "Limits"). The
- * decision is made by one `Gate.pass` round trip; this file reads the request, orders the
- * refusals (IP bucket, key, account, key bucket) and writes the X-RateLimit-* headers.
+ * decision is made by `Gate.pass` (at most one round trip, token leases per process, ADR
+ * 0004); this file reads the request, orders the refusals (IP bucket, key, account, key
+ * bucket) and writes the X-RateLimit-* headers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Bucket, GateKey, GateResult } from '../../runtime/merchant/gate.ts';

@@ -1,12 +1,14 @@
 /**
- * Admission for merchant API requests (`anm_gate_lease`, migration 0005): IP and key token
+ * Admission for merchant API requests (`anm_gate_lease`, migrations 0005 and 0007): IP and key token
  * buckets shared by every gateway process through leases (ADR 0004, `LeaseBook`), the key and
  * its merchant, and optionally an Idempotency-Key claim (ADR 0005) or one intent snapshot. At
  * most one round trip per request; none for a keyless request served from the IP lease.
  */
 import type { Db } from '../../storage/db.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
-import { LeaseBook, type BucketLimits, type BucketView, type LeaseOptions, type LeaseReply, type LeaseRequest } from './leases.ts';
+import { Batcher } from './batcher.ts';
+import { CLAIM_MANY_SQL, CLAIM_SQL, claimOf, GATE_LEASE_SQL, LOOKUP_MANY_SQL, numbered, reply, SETTLE_SQL, type ClaimRow, type GateRow, type NumberedRow } from './gate-sql.ts';
+import { LeaseBook, type BucketLimits, type BucketView, type LeaseOptions, type LeaseRequest } from './leases.ts';
 import type { Mode } from './secrets.ts';
 
 export type { BucketLimits } from './leases.ts';
@@ -60,36 +62,13 @@ export interface GateResult {
   read: { state: string; snapshot: PersistedSnapshot } | null;
 }
 
-interface GateRow {
-  ip_granted: number | null;
-  ip_tokens: number | null;
-  ip_others: number | null;
-  key_id: string | null;
-  merchant: string | null;
-  mode: Mode | null;
-  merchant_status: 'active' | 'suspended' | null;
-  success_url: string | null;
-  cancel_url: string | null;
-  payout_address: string | null;
-  key_granted: number | null;
-  key_tokens: number | null;
-  key_others: number | null;
-  claim: 'claimed' | 'reused' | 'replay' | 'in_flight' | null;
-  idem_intent_id: string | null;
-  idem_status: number | null;
-  idem_headers: Record<string, string> | null;
-  idem_body: Uint8Array | null;
-  read_state: string | null;
-  read_snapshot: PersistedSnapshot | null;
-}
-
-const GATE_SQL = `SELECT * FROM anm_gate_lease($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`;
-const SETTLE_SQL = `SELECT * FROM anm_lease_settle($1, $2, $3, $4, $5, $6, $7)`;
 /** Keyed hashes of keys seen lately → key id (never changes for a hash): the key's bucket is known before the round trip. */
 const KEY_IDS_MAX = 10_000;
 
 export interface GateOptions {
   leases?: LeaseOptions;
+  /** Batches of key lookups and claims in flight at once (see `Batcher`). */
+  maxInFlight?: number;
   /** How often idle leases are settled. */
   sweepMs?: number;
 }
@@ -100,6 +79,9 @@ export class Gate {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly sweepMs: number;
 
+  private readonly lookups: Batcher<{ hash: string; readId: string | null }, GateRow>;
+  private readonly claims: Batcher<{ hash: string; key: string; requestHash: string; newIntentId: string | null }, GateRow & { claimed?: boolean }>;
+
   constructor(
     private readonly db: Db,
     readonly limits: GateLimits,
@@ -107,51 +89,57 @@ export class Gate {
   ) {
     this.leases = new LeaseBook(opts.leases);
     this.sweepMs = opts.sweepMs ?? 1_000;
+    const batching = { maxInFlight: opts.maxInFlight ?? 4 };
+    this.lookups = new Batcher(
+      async (items) => numbered(items.length, (await db.query<NumberedRow>(LOOKUP_MANY_SQL, [items.map((x) => x.hash), items.map((x) => x.readId)])).rows),
+      batching,
+    );
+    this.claims = new Batcher(async (items) =>
+      numbered(
+        items.length,
+        (
+          await db.query<NumberedRow & { claimed: boolean }>(CLAIM_MANY_SQL, [
+            items.map((x) => x.hash),
+            items.map((x) => x.key),
+            items.map((x) => x.requestHash),
+            items.map((x) => x.newIntentId),
+          ])
+        ).rows,
+      ),
+      batching,
+    );
   }
 
   async pass(input: GateInput): Promise<GateResult> {
     const { ip: ipLimits, key: keyLimits } = this.limits;
     const ipBucket = `ip:${input.ip}`;
-    const ipLocal = await this.local(ipBucket);
-    if (ipLocal && !ipLocal.ok) return this.result({ ip: ipLocal });
     const knownId = input.keyHash === null ? undefined : this.keyIds.get(input.keyHash);
     const keyBucket = knownId === undefined ? null : `key:${knownId}`;
-    if (ipLocal && input.keyHash === null) return this.result({ ip: ipLocal });
-    // Taken before the IP dimension is decided by the store, and given back if it refuses.
-    const keyLocal = keyBucket ? await this.local(keyBucket) : null;
+    // From the local leases, waiting for lease requests of other callers in flight. The key's
+    // token is taken before the store decides the IP dimension, and given back if it refuses.
+    let ipLocal: BucketView | null = null;
+    let keyLocal: BucketView | null = null;
+    for (;;) {
+      ipLocal ??= this.leases.take(ipBucket);
+      if (ipLocal && (!ipLocal.ok || input.keyHash === null)) {
+        if (keyLocal) this.leases.refund(keyBucket!, keyLocal);
+        return this.result({ ip: ipLocal });
+      }
+      keyLocal ??= keyBucket ? this.leases.take(keyBucket) : null;
+      const wait = (!ipLocal && this.leases.pending(ipBucket)) || (keyBucket && !keyLocal && this.leases.pending(keyBucket));
+      if (!wait) break;
+      await wait;
+    }
 
     const ipReq = ipLocal ? null : this.leases.request(ipBucket, ipLimits);
     const keyReq = input.keyHash !== null && !keyLocal ? this.leases.request(keyBucket, keyLimits) : null;
     const keyRefused = keyLocal?.ok === false;
-    const claim = keyRefused ? undefined : input.claim;
     let r: GateRow;
     try {
-      const { rows } = await this.db.query<GateRow>(GATE_SQL, [
-        this.leases.holder,
-        this.leases.ttlMs,
-        ipReq ? ipBucket : null,
-        ipLimits.capacity,
-        ipLimits.perMinute / 60,
-        ipReq?.want ?? 0,
-        ipReq?.settle ?? 0,
-        ipReq?.unused ?? 0,
-        input.keyHash,
-        keyLimits.capacity,
-        keyLimits.perMinute / 60,
-        keyReq !== null,
-        keyReq?.want ?? 0,
-        keyReq?.settle ?? 0,
-        keyReq?.unused ?? 0,
-        claim?.key ?? null,
-        claim?.requestHash ?? null,
-        claim?.newIntentId ?? null,
-        this.limits.takeoverAfterMs,
-        keyRefused ? null : (input.readId ?? null),
-      ]);
-      r = rows[0]!;
+      r = ipReq || keyReq ? await this.leaseTrip(input, ipReq, keyReq, keyRefused) : await this.plainTrip(input, keyRefused);
     } catch (err) {
       // Whether the lease operations were applied is unknown: leases start over under a new name.
-      this.leases.fail();
+      if (ipReq || keyReq) this.leases.fail();
       ipReq?.done();
       keyReq?.done();
       throw err;
@@ -167,7 +155,7 @@ export class Gate {
     if (input.keyHash !== null && ip.ok) this.remember(input.keyHash, key?.id);
     let keyView: BucketView | null = keyLocal;
     if (keyReq) {
-      if (r.key_granted === null || !key) {
+      if (r.key_granted == null || !key) {
         this.leases.abort(keyReq);
         keyView = null;
       } else {
@@ -177,20 +165,67 @@ export class Gate {
     return this.result({ ip, key, keyView: key?.merchantStatus === 'active' ? keyView : null, row: r });
   }
 
+  /** Lease operations, the key, and the claim or read in one PL/pgSQL call. */
+  private async leaseTrip(input: GateInput, ipReq: LeaseRequest | null, keyReq: LeaseRequest | null, keyRefused: boolean): Promise<GateRow> {
+    const { ip, key } = this.limits;
+    const claim = keyRefused ? undefined : input.claim;
+    const { rows } = await this.db.query<GateRow>(GATE_LEASE_SQL, [
+      (ipReq ?? keyReq)!.holder,
+      this.leases.ttlMs,
+      ipReq?.bucket ?? null,
+      ip.capacity,
+      ip.perMinute / 60,
+      ipReq?.want ?? 0,
+      ipReq?.lease ?? null,
+      ipReq?.release ?? [],
+      ipReq?.unused ?? [],
+      input.keyHash,
+      key.capacity,
+      key.perMinute / 60,
+      keyReq !== null,
+      keyReq?.want ?? 0,
+      keyReq?.lease ?? null,
+      keyReq?.release ?? [],
+      keyReq?.unused ?? [],
+      claim?.key ?? null,
+      claim?.requestHash ?? null,
+      claim?.newIntentId ?? null,
+      this.limits.takeoverAfterMs,
+      keyRefused ? null : (input.readId ?? null),
+    ]);
+    return rows[0]!;
+  }
+
+  /** Both tokens came from leases: the key with the read or the claim, batched with other requests'. */
+  private async plainTrip(input: GateInput, keyRefused: boolean): Promise<GateRow> {
+    const hash = input.keyHash!;
+    if (input.claim && !keyRefused) {
+      const { key, requestHash, newIntentId } = input.claim;
+      const r = await this.claims.push({ hash, key, requestHash, newIntentId });
+      if (r.merchant_status !== 'active') return r;
+      if (r.claimed) return { ...r, claim: 'claimed', idem_intent_id: newIntentId };
+      // Taken before (a replay, a reuse, in flight) or expired: the full rules.
+      const c = (await this.db.query<ClaimRow>(CLAIM_SQL, [r.merchant, r.mode, key, requestHash, newIntentId, this.limits.takeoverAfterMs])).rows[0]!;
+      return { ...r, claim: c.claim, idem_intent_id: c.intent_id, idem_status: c.status, idem_headers: c.headers, idem_body: c.body };
+    }
+    return this.lookups.push({ hash, readId: keyRefused ? null : (input.readId ?? null) });
+  }
+
   /** Settles every idle lease now (tests, shutdown); the sweeper does this every second. */
   async sweep(): Promise<void> {
     const reqs = this.leases.idle();
     if (reqs.length === 0) return;
+    const each = reqs.flatMap((q) => q.release.map((lease, i) => ({ q, lease, unused: q.unused[i]! })));
     let rows: Array<{ bucket: string; tokens: number; others: number }>;
     try {
       ({ rows } = await this.db.query<{ bucket: string; tokens: number; others: number }>(SETTLE_SQL, [
         this.leases.holder,
         this.leases.ttlMs,
-        reqs.map((q) => q.bucket!),
-        reqs.map((q) => q.limits.capacity),
-        reqs.map((q) => q.limits.perMinute / 60),
-        reqs.map((q) => q.settle),
-        reqs.map((q) => q.unused),
+        each.map((x) => x.q.bucket!),
+        each.map((x) => x.q.limits.capacity),
+        each.map((x) => x.q.limits.perMinute / 60),
+        each.map((x) => x.lease),
+        each.map((x) => x.unused),
       ]));
     } catch (err) {
       this.leases.fail();
@@ -207,17 +242,6 @@ export class Gate {
   close(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;
-  }
-
-  /** From the local lease, waiting for a lease request of another caller in flight; null: ask the store. */
-  private async local(bucket: string): Promise<BucketView | null> {
-    for (;;) {
-      const v = this.leases.take(bucket);
-      if (v) return v;
-      const p = this.leases.pending(bucket);
-      if (!p) return null;
-      await p;
-    }
   }
 
   private remember(hash: string, id: string | undefined): void {
@@ -251,21 +275,3 @@ export class Gate {
   }
 }
 
-function reply(granted: number | null, tokens: number | null, others: number | null): LeaseReply {
-  return { granted: granted ?? 0, tokens: tokens ?? 0, others: others ?? 0 };
-}
-
-function claimOf(r: GateRow): ClaimOutcome | null {
-  switch (r.claim) {
-    case null:
-      return null;
-    case 'claimed':
-      return { outcome: 'claimed', intentId: r.idem_intent_id };
-    case 'replay':
-      return { outcome: 'replay', status: r.idem_status!, headers: r.idem_headers ?? {}, body: Buffer.from(r.idem_body!) };
-    default:
-      return { outcome: r.claim };
-  }
-}
-
-export type { LeaseRequest };

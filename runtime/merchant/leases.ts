@@ -1,14 +1,17 @@
 /**
  * Token leases (ADR 0004): this process's share of the shared token buckets. Each bucket
  * (`ip:<address>`, `key:<api key id>`) lives in PostgreSQL (`rate_buckets`, `anm_lease`,
- * migration 0005); a process takes tokens from it in chunks and serves requests from the chunk
- * without a round trip. The store counts what a holder has leased, and refills a bucket only up
- * to what no live lease holds, so the tokens granted by all processes together never exceed an
- * exact bucket's (capacity + rate x time over any window).
+ * migrations 0005 and 0007); a process takes tokens from it in chunks and serves requests from the chunk
+ * without a round trip. The store counts what each holder has leased, and refills a bucket only
+ * up to what no live lease holds, so the tokens let go by the shared bucket and used by all
+ * processes together never exceed an exact bucket's (capacity + rate x time, over any window).
  *
  * This class is the process side and does no I/O: it answers from the local lease, or says
  * what to ask the store (`LeaseRequest`) and applies the store's answer (`LeaseReply`).
- * Lease requests carry deltas (settle, unused, want), so several may be in flight at once.
+ * Every chunk is its own lease in the store, released by name with the tokens it did not use,
+ * so several requests may be in flight at once and a lease the store has already voided is
+ * never credited twice. A chunk is used only until `useMs` after its request was sent (the
+ * store keeps the lease live for `ttlMs` after it applied the request, and `useMs` < `ttlMs`).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -22,20 +25,23 @@ export interface BucketLimits {
 export interface BucketView {
   ok: boolean;
   tokens: number;
-  /** Set when the token came from a local lease: the holder name it belongs to (see `refund`). */
+  /** When the token came from a local lease: the holder name it belongs to (see `refund`). */
   holder?: string;
+  /** When granted: the lease (`LeaseRequest.lease`) whose chunk supplied the token. */
+  chunk?: string;
 }
 
 export interface LeaseRequest {
+  /** The name of the lease asked for (unique). */
+  lease: string;
   /** Null while the bucket is not known yet (a key seen for the first time). */
   bucket: string | null;
   limits: BucketLimits;
-  /** Tokens asked for; 0 only settles. */
+  /** Tokens asked for; 0 only releases. */
   want: number;
-  /** How much of this holder's lease the store may forget (spent or returned). */
-  settle: number;
-  /** Unspent tokens given back. */
-  unused: number;
+  /** Leases released, each with the tokens it did not use. */
+  release: string[];
+  unused: number[];
   holder: string;
   sentAt: number;
   done: () => void;
@@ -52,7 +58,7 @@ export interface LeaseReply {
 export interface LeaseOptions {
   /** Lease lifetime in the store; a crashed process's share returns after it. */
   ttlMs?: number;
-  /** How long this process uses a lease, counted from before the request was sent (< ttlMs). */
+  /** How long this process uses a chunk, counted from before its request was sent (< ttlMs). */
   useMs?: number;
   /** A bucket untouched this long has its lease settled by the sweep. */
   idleMs?: number;
@@ -62,13 +68,18 @@ export interface LeaseOptions {
   holder?: string;
 }
 
+/** One lease: tokens still to hand out (none once past `until`); released with the next request. */
+interface Chunk {
+  lease: string;
+  n: number;
+  /** Used only before this (local time). */
+  until: number;
+}
+
 interface State {
   limits: BucketLimits;
-  /** Tokens this process may still hand out (until `validUntil`). */
-  left: number;
-  /** What the store counts as leased to this holder, as far as this process knows. */
-  outstanding: number;
-  validUntil: number;
+  /** This holder's unreleased leases on the bucket, soonest deadline first. */
+  chunks: Chunk[];
   lastGrant: number;
   lastGrantAt: number;
   lastTake: number;
@@ -82,6 +93,8 @@ interface State {
 }
 
 const perMs = (l: BucketLimits) => l.perMinute / 60_000;
+const usable = (cs: Chunk[], t: number) => cs.reduce((a, c) => (t < c.until ? a + c.n : a), 0);
+const released = new WeakMap<LeaseRequest, Chunk[]>();
 
 export class LeaseBook {
   readonly ttlMs: number;
@@ -91,11 +104,12 @@ export class LeaseBook {
   private readonly now: () => number;
   private readonly base: string;
   private gen = 0;
+  private seq = 0;
   private readonly states = new Map<string, State>();
 
   constructor(opts: LeaseOptions = {}) {
     this.ttlMs = opts.ttlMs ?? 10_000;
-    this.useMs = opts.useMs ?? this.ttlMs / 2;
+    this.useMs = Math.min(opts.useMs ?? this.ttlMs / 2, this.ttlMs * 0.9);
     this.idleMs = opts.idleMs ?? 1_000;
     this.fraction = opts.fraction ?? 0.1;
     this.now = opts.now ?? Date.now;
@@ -116,10 +130,11 @@ export class LeaseBook {
     const st = this.states.get(bucket);
     if (!st) return null;
     const t = this.now();
-    if (st.left >= 1 && t < st.validUntil) {
-      st.left -= 1;
+    const c = st.chunks.find((x) => x.n > 0 && t < x.until);
+    if (c) {
+      c.n -= 1;
       st.lastTake = t;
-      return { ok: true, tokens: this.view(st, t), holder: this.holder };
+      return { ok: true, tokens: this.view(st, t), holder: this.holder, chunk: c.lease };
     }
     if (t < st.refusedUntil) return { ok: false, tokens: this.view(st, t) };
     return null;
@@ -130,7 +145,7 @@ export class LeaseBook {
     return this.states.get(bucket)?.pending ?? null;
   }
 
-  /** What to ask the store for: a chunk (slow start, doubling while the chunks run out) and the settlement of the last one. */
+  /** What to ask the store for: a chunk (slow start, doubling while chunks run out), releasing the ones held. */
   request(bucket: string | null, limits: BucketLimits): LeaseRequest {
     const t = this.now();
     const st = bucket === null ? undefined : this.state(bucket, limits);
@@ -143,30 +158,30 @@ export class LeaseBook {
   settle(req: LeaseRequest, reply: LeaseReply, bucket = req.bucket): BucketView {
     req.done();
     const t = this.now();
+    const until = req.sentAt + this.useMs;
     const st = bucket !== null && req.holder === this.holder ? this.state(bucket, req.limits) : undefined;
     if (!st) {
-      // The lease belongs to an abandoned holder name: one token may still be used now (the store
-      // counts it as leased), the rest is left to expire.
-      return { ok: reply.granted >= 1, tokens: Math.max(0, reply.granted - 1) + reply.tokens };
+      // Granted to an abandoned holder name: one token may still be used (the store counts it as
+      // leased until well after `until`); the rest is left to expire there.
+      return { ok: reply.granted >= 1 && t < until, tokens: Math.max(0, reply.granted - 1) + reply.tokens, chunk: req.lease };
     }
-    st.outstanding += reply.granted;
     st.shared = reply.tokens;
     st.others = reply.others;
     st.syncAt = t;
-    if (req.want === 0) return { ok: false, tokens: this.view(st, t) };
-    if (reply.granted >= 1) {
-      st.left += reply.granted;
-      st.validUntil = Math.max(st.validUntil, req.sentAt + this.useMs);
-      st.lastGrant = reply.granted;
-      st.lastGrantAt = t;
-      st.refusedUntil = 0;
-      st.left -= 1;
-      st.lastTake = t;
-      return { ok: true, tokens: this.view(st, t) };
+    if (reply.granted < 1) {
+      if (req.want > 0) st.refusedUntil = t + Math.min(1_000, Math.max(0, (1 - reply.tokens) / perMs(req.limits)));
+      return { ok: false, tokens: this.view(st, t) };
     }
-    const rate = perMs(req.limits);
-    st.refusedUntil = t + Math.min(1_000, Math.max(0, (1 - reply.tokens) / rate));
-    return { ok: false, tokens: this.view(st, t) };
+    // The lease stays held (even spent) until a later request releases it. A reply later than its
+    // deadline is only released: the store was too slow, the request is refused.
+    const ok = t < until;
+    this.add(st, { lease: req.lease, n: reply.granted - (ok ? 1 : 0), until });
+    if (!ok) return { ok: false, tokens: this.view(st, t) };
+    st.lastGrant = reply.granted;
+    st.lastGrantAt = t;
+    st.refusedUntil = 0;
+    st.lastTake = t;
+    return { ok: true, tokens: this.view(st, t), chunk: req.lease };
   }
 
   /** The store did not apply the request (an earlier refusal stopped it): undo it here. */
@@ -174,15 +189,15 @@ export class LeaseBook {
     req.done();
     if (req.bucket === null || req.holder !== this.holder) return;
     const st = this.states.get(req.bucket);
-    if (!st) return;
-    st.outstanding += req.settle;
-    st.left += req.unused;
+    if (st) for (const c of released.get(req) ?? []) this.add(st, c);
   }
 
   /** A token taken by `take` that the request did not use after all (the IP dimension refused). */
   refund(bucket: string, taken: BucketView): void {
     const st = this.states.get(bucket);
-    if (st && taken.ok && taken.holder === this.holder) st.left += 1;
+    if (!st || !taken.ok || taken.holder !== this.holder || taken.chunk === undefined) return;
+    const c = st.chunks.find((x) => x.lease === taken.chunk);
+    if (c) c.n += 1;
   }
 
   /** The outcome is unknown (the query failed): start over under a new holder name; old leases expire. */
@@ -191,15 +206,15 @@ export class LeaseBook {
     this.states.clear();
   }
 
-  /** Settlements for buckets left idle (or near the end of their lease); forgets empty ones. */
+  /** Releases for buckets left idle (or with chunks near their deadline); forgets empty ones. */
   idle(): LeaseRequest[] {
     const t = this.now();
     const out: LeaseRequest[] = [];
     for (const [bucket, st] of this.states) {
       if (st.pending) continue;
-      const quiet = t - st.lastTake >= this.idleMs || t >= st.validUntil - this.idleMs;
+      const quiet = t - st.lastTake >= this.idleMs || st.chunks.some((c) => t >= c.until - this.idleMs);
       if (!quiet) continue;
-      if (st.outstanding > 0 || st.left > 0) out.push(this.outgoing(bucket, st.limits, st, 0, t));
+      if (st.chunks.length > 0) out.push(this.outgoing(bucket, st.limits, st, 0, t));
       else if (t >= st.refusedUntil && t - st.lastTake >= this.idleMs) this.states.delete(bucket);
     }
     return out;
@@ -207,11 +222,22 @@ export class LeaseBook {
 
   private outgoing(bucket: string | null, limits: BucketLimits, st: State | undefined, want: number, t: number): LeaseRequest {
     let done = () => undefined as void;
-    const req: LeaseRequest = { bucket, limits, want, settle: st?.outstanding ?? 0, unused: st?.left ?? 0, holder: this.holder, sentAt: t, done: () => done() };
+    const chunks = st?.chunks ?? [];
+    const req: LeaseRequest = {
+      lease: `${this.holder}:${++this.seq}`,
+      bucket,
+      limits,
+      want,
+      release: chunks.map((c) => c.lease),
+      unused: chunks.map((c) => c.n),
+      holder: this.holder,
+      sentAt: t,
+      done: () => done(),
+    };
     if (st) {
-      // Everything held so far is settled by this request; the reply adds the new chunk.
-      st.outstanding = 0;
-      st.left = 0;
+      // Every lease held so far is released by this request; the reply adds the new one.
+      released.set(req, chunks);
+      st.chunks = [];
       const p = new Promise<void>((resolve) => {
         done = () => {
           if (st.pending === p) st.pending = null;
@@ -226,16 +252,24 @@ export class LeaseBook {
   private state(bucket: string, limits: BucketLimits): State {
     let st = this.states.get(bucket);
     if (!st) {
-      st = { limits, left: 0, outstanding: 0, validUntil: 0, lastGrant: 0, lastGrantAt: 0, lastTake: this.now(), shared: limits.capacity, others: 0, syncAt: this.now(), refusedUntil: 0, pending: null };
+      const t = this.now();
+      st = { limits, chunks: [], lastGrant: 0, lastGrantAt: 0, lastTake: t, shared: limits.capacity, others: 0, syncAt: t, refusedUntil: 0, pending: null };
       this.states.set(bucket, st);
     }
     st.limits = limits;
     return st;
   }
 
+  /** Keeps chunks ordered by deadline, the soonest used first. */
+  private add(st: State, c: Chunk): void {
+    const i = st.chunks.findIndex((x) => x.until > c.until);
+    if (i < 0) st.chunks.push(c);
+    else st.chunks.splice(i, 0, c);
+  }
+
   /** What the client may still spend: this lease plus the shared bucket refilled since the last reply (floored by the caller). */
   private view(st: State, t: number): number {
-    const left = t < st.validUntil ? st.left : 0;
+    const left = usable(st.chunks, t);
     const shared = Math.min(st.limits.capacity - st.others - left, st.shared + Math.max(0, t - st.syncAt) * perMs(st.limits));
     return Math.max(0, left + Math.max(0, shared));
   }

@@ -4,16 +4,23 @@
  *   bare     GET of a bare Fastify route in the server process (the ceiling);
  *   create   POST /api/v1/payment-intents, a fresh Idempotency-Key on every request;
  *   get      GET /api/v1/payment-intents/{id} over the intents just created;
- * and reports each as a ratio to the bare route, with p50/p99 and server CPU per request.
+ * and reports each as a ratio to the bare route, with p50/p99 and CPU per request of the server
+ * process, of its PostgreSQL backends (found by application_name) and of nats-server, read
+ * from /proc: on a machine shared with other work the rates swing with its load, the CPU per
+ * request much less, and it gives the rate two dedicated cores would sustain for the service.
  * For scale it also times `ActorHost.apply(intent.create)` alone (no HTTP, no gate) at the
  * same concurrency: the engine's share of a create.
  * Load is spread over BENCH_MERCHANTS merchants' test keys AND the limits are raised through
  * configuration (RATE_LIMIT_*): every request still passes both token buckets, but no bucket
- * refuses, so the figures are the cost of the full path, not of 429s.
+ * refuses, so the figures are the cost of the full path, not of 429s. Tokens come from the
+ * server process's leases (ADR 0004): with limits this high a lease quickly grows to 10% of
+ * the capacity, so after the first requests of each key no request writes a bucket row (a key
+ * or IP near its limit costs one lease round trip per chunk instead).
  * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -35,6 +42,7 @@ if (!(await postgresReachable())) {
 }
 
 const schema = uniqueName('bench_api');
+const APP = uniqueName('anmpay_bench_api');
 const pepper = randomBytes(32).toString('hex');
 const db = await openDb({ databaseUrl: DATABASE_URL, schema });
 const merchants = new Merchants(db, Buffer.from(pepper, 'utf8'));
@@ -50,6 +58,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/api-server
     BENCH_SCHEMA: schema,
     BENCH_NAMESPACE: uniqueName('bench'),
     ANMPAY_KEY_PEPPER: pepper,
+    PGAPPNAME: APP,
     ANMPAY_OPERATOR_TOKEN: `opt_${randomBytes(16).toString('hex')}`,
     RATE_LIMIT_KEY_PER_MIN: LIMIT,
     RATE_LIMIT_KEY_BURST: LIMIT,
@@ -68,6 +77,45 @@ async function serverCpu(): Promise<number> {
   return (u.user + u.system) / 1e6;
 }
 
+function procCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
+  } catch {
+    return 0;
+  }
+}
+const natsPid = ((): number | undefined => {
+  try {
+    return Number(execFileSync('pgrep', ['-x', 'nats-server']).toString().trim().split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** CPU seconds of the server's PostgreSQL backends and of nats-server, sampled while a run lasts (pool connections come and go). */
+async function sideCpu<T>(work: Promise<T>): Promise<{ out: T; pg: number; nats: number }> {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const natsStart = natsPid ? procCpu(natsPid) : 0;
+  const sample = async () => {
+    const { rows } = await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP]);
+    for (const { pid } of rows) {
+      const v = procCpu(pid);
+      if (!first.has(pid)) first.set(pid, v);
+      last.set(pid, v);
+    }
+  };
+  await sample();
+  const timer = setInterval(() => void sample().catch(() => undefined), 200);
+  const out = await work;
+  clearInterval(timer);
+  await sample();
+  const pg = [...last].reduce((a, [pid, v]) => a + v - (first.get(pid) ?? v), 0);
+  return { out, pg, nats: natsPid ? procCpu(natsPid) - natsStart : 0 };
+}
+
 interface Figures {
   name: string;
   rps: number;
@@ -76,12 +124,15 @@ interface Figures {
   non2xx: number;
   errors: number;
   cpuMsPerReq: number;
+  pgMsPerReq: number;
+  natsMsPerReq: number;
 }
 
 async function run(name: string, opts: autocannon.Options, seconds = SECONDS): Promise<Figures> {
   const cpu0 = await serverCpu();
-  const r = await autocannon({ connections: CONNECTIONS, duration: seconds, ...opts });
+  const { out: r, pg, nats } = await sideCpu(autocannon({ connections: CONNECTIONS, duration: seconds, ...opts }));
   const cpu = (await serverCpu()) - cpu0;
+  const per = (x: number) => (x * 1000) / Math.max(1, r.requests.total);
   return {
     name,
     rps: r.requests.average,
@@ -89,7 +140,9 @@ async function run(name: string, opts: autocannon.Options, seconds = SECONDS): P
     p99: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
-    cpuMsPerReq: (cpu * 1000) / Math.max(1, r.requests.total),
+    cpuMsPerReq: per(cpu),
+    pgMsPerReq: per(pg),
+    natsMsPerReq: per(nats),
   };
 }
 
@@ -177,6 +230,8 @@ async function engineOnly(): Promise<Figures> {
     non2xx: 0,
     errors: 0,
     cpuMsPerReq: (cpu.user + cpu.system) / 1000 / Math.max(1, lat.length),
+    pgMsPerReq: NaN,
+    natsMsPerReq: NaN,
   };
 }
 results.push(await engineOnly());
@@ -186,10 +241,15 @@ const fmt = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDig
 console.log(`\nbench:api  ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`);
 console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${MERCHANTS} merchants' test keys round-robin, limits raised to ${LIMIT}/min via RATE_LIMIT_*`);
 console.log(`${reads.length} intents read back in the GET run\n`);
-console.log('| what | req/s | ratio to bare | p50 ms | p99 ms | server CPU ms/req | non-2xx | errors |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('Server CPU: the gateway process (Node); PostgreSQL: its backends; service total = both + nats-server, and the rate two dedicated cores would sustain at that cost (load generator excluded).\n');
+console.log('| what | req/s | ratio to bare | p50 ms | p99 ms | server CPU ms/req | PostgreSQL CPU ms/req | service CPU ms/req | 2 cores would sustain | non-2xx | errors |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of results) {
-  console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.rps / bare, 3)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuMsPerReq, 3)} | ${r.non2xx} | ${r.errors} |`);
+  const service = r.cpuMsPerReq + r.pgMsPerReq + r.natsMsPerReq;
+  const side = (x: number) => (Number.isNaN(x) ? '–' : fmt(x, 3));
+  console.log(
+    `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.rps / bare, 3)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuMsPerReq, 3)} | ${side(r.pgMsPerReq)} | ${side(service)} | ${Number.isNaN(service) ? '–' : fmt(2000 / service)}/s | ${r.non2xx} | ${r.errors} |`,
+  );
 }
 
 child.kill('SIGTERM');
