@@ -28,3 +28,14 @@ export interface EventBase {
   /** Unix milliseconds. */
   at: number;
 }
+
+/**
+ * A machine's context factory that tolerates a missing input. XState's `transition()` builds a
+ * throwaway actor on every call, and that actor computes an initial snapshot without input;
+ * a factory that throws there costs an exception (about 60 µs) on every step of every event.
+ * The placeholder is never persisted: restored snapshots bring their own context.
+ */
+export function contextFrom<I, C>(factory: (input: I) => C): ({ input }: { input: I }) => C {
+  const placeholder = {} as C;
+  return ({ input }) => ((input as I | undefined) === undefined ? placeholder : factory(input));
+}

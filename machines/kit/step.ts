@@ -14,12 +14,16 @@ export interface StepResult {
   snapshot: PersistedSnapshot;
   status: string;
   effects: EffectAction[];
+  /** `snapshot` as JSON, when the step produced a new one (the engine stores this text). */
+  json?: string;
 }
 
-function persist(def: DurableMachine, s: SnapshotFrom<AnyStateMachine>): PersistedSnapshot {
+function persist(def: DurableMachine, s: SnapshotFrom<AnyStateMachine>): { snapshot: PersistedSnapshot; json: string } {
   const p = def.machine.getPersistedSnapshot(s) as unknown as PersistedSnapshot & { historyValue?: unknown; children?: unknown };
   // Durable machines spawn nothing and use no history states; keep only what restores them.
-  return JSON.parse(JSON.stringify({ status: p.status, value: p.value, context: p.context })) as PersistedSnapshot;
+  // The JSON round trip makes the snapshot exactly what a reload from the database gives.
+  const json = JSON.stringify({ status: p.status, value: p.value, context: p.context });
+  return { snapshot: JSON.parse(json) as PersistedSnapshot, json };
 }
 
 export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom<AnyStateMachine> {
@@ -30,7 +34,7 @@ export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom
 export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): StepResult {
   const [s0, a0] = initialTransition(def.machine, def.input(event));
   const [s1, a1] = transition(def.machine, s0, event);
-  return { accepted: true, snapshot: persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
+  return { accepted: true, ...persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
 }
 
 /** The pure step the engine runs inside its transaction. */
@@ -41,7 +45,7 @@ export function step(def: DurableMachine, current: PersistedSnapshot, event: Eve
   if (next === prev && actions.length === 0) {
     return { accepted: false, snapshot: current, status: def.status(prev), effects: [] };
   }
-  return { accepted: true, snapshot: persist(def, next), status: def.status(next), effects };
+  return { accepted: true, ...persist(def, next), status: def.status(next), effects };
 }
 
 /** Rebuilds a snapshot from a journal: the first event creates, the rest step. */

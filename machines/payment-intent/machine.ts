@@ -1,5 +1,6 @@
 import { and, assign, not, or, setup } from 'xstate';
 import { effectActions } from '../kit/effects.ts';
+import { contextFrom } from '../kit/durable.ts';
 import { initialContext, type PaymentIntentContext, type PaymentIntentInput } from './context.ts';
 import type { PaymentIntentEvent } from './events.ts';
 import * as rules from './rules.ts';
@@ -191,7 +192,7 @@ const refundHolds = {
 export const paymentIntentMachine = pi.createMachine({
   id: 'payment_intent',
   initial: 'CREATED',
-  context: ({ input }) => initialContext(input),
+  context: contextFrom(initialContext),
   states: {
     CREATED: {
       on: {

@@ -1,5 +1,6 @@
 import { and, assign, setup } from 'xstate';
 import { effectActions } from '../kit/effects.ts';
+import { contextFrom } from '../kit/durable.ts';
 import { initialRefundContext, type RefundContext } from './context.ts';
 import { UNSIGNED_TTL_MS, type RefundCreateEvent, type RefundEvent } from './events.ts';
 import * as rules from './rules.ts';
@@ -69,7 +70,7 @@ const inclusion = [
 export const refundMachine = rf.createMachine({
   id: 'refund',
   initial: 'NEW',
-  context: ({ input }) => initialRefundContext(input),
+  context: contextFrom(initialRefundContext),
   states: {
     NEW: { on: { 'refund.create': { target: 'REQUIRES_SIGNATURE', actions: [webhook('refund.created', 'REQUIRES_SIGNATURE'), unsignedTimer] } } },
     REQUIRES_SIGNATURE: {

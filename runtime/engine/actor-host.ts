@@ -8,6 +8,8 @@ import { MalformedEventError, UnknownActorError, VersionConflictError } from './
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
 import { webhookEventId } from './webhook-id.ts';
+import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
+import { writeStatement, type WriteParts } from './write-statement.ts';
 
 export interface ActorTarget {
   kind: string;
@@ -62,6 +64,8 @@ export interface ActorHostDeps {
   onOutbox?: () => void;
   /** An event dropped for good (malformed, or still failing after every retry). */
   onPoison?: (envelope: ActorEnvelope, err: unknown) => void;
+  /** Actors whose last seen row is kept for the optimistic path (0 turns it off). */
+  cacheSize?: number;
 }
 
 interface LockedRow {
@@ -86,72 +90,16 @@ interface TimerRow {
   generation: number;
 }
 
+// An event the cached row does not accept, recorded only if the row still has that version
+// (no row back: it moved on, and the locked path decides).
+const MARK_IGNORED_AT_VERSION = `INSERT INTO processed_events (actor_id, event_id, outcome)
+  SELECT $1, $2, 'ignored' WHERE EXISTS (SELECT 1 FROM actors WHERE id = $1 AND version = $3)
+  ON CONFLICT (actor_id, event_id) DO UPDATE SET at = processed_events.at RETURNING outcome`;
+
 const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM actors WHERE id = $1 FOR UPDATE`;
 
 // Only timer firings need this before the transition (to drop stale generations).
 const SELECT_TIMER = `SELECT generation FROM timers WHERE actor_id = $1 AND name = $2`;
-
-// All writes of one accepted event in one statement: one round trip, still one transaction.
-// The dedupe insert gates every other write, so a concurrent duplicate writes nothing. Only the
-// parts an event needs are included (most events write no outbox or timer rows), and each
-// variant is a prepared statement of its own.
-interface WriteParts {
-  /** The statement also inserts the actor row (the one-statement create path). */
-  create?: boolean;
-  update: boolean;
-  outbox: boolean;
-  timerDeletes: boolean;
-  timerUpserts: boolean;
-}
-
-const statements = new Map<string, string>();
-
-function writeStatement(p: WriteParts): string {
-  const key = `${+!!p.create}${+p.update}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
-  const cached = statements.get(key);
-  if (cached) return cached;
-  let n = 7;
-  const ctes = p.create
-    ? [
-        `a AS (INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
-              VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) ON CONFLICT (id) DO NOTHING RETURNING 1)`,
-        `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 WHERE EXISTS (SELECT 1 FROM a) RETURNING 1)`,
-      ]
-    : [
-        // An event seen before but not accepted then ('ignored') may be accepted now: reordered
-        // deliveries must not lose a fact. Only an 'applied' row makes it a duplicate.
-        `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) VALUES ($1, $2, 'applied', $3)
-              ON CONFLICT (actor_id, event_id) DO UPDATE SET outcome = 'applied', seq = EXCLUDED.seq, at = now()
-               WHERE processed_events.outcome = 'ignored' RETURNING 1)`,
-      ];
-  if (p.create) n = 12;
-  ctes.push(
-    `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
-           SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe))`);
-  if (p.outbox) {
-    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-           SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
-            WHERE EXISTS (SELECT 1 FROM pe))`);
-  }
-  if (p.timerDeletes) ctes.push(`td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($${++n}::text[]) AND EXISTS (SELECT 1 FROM pe))`);
-  if (p.timerUpserts) {
-    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
-           SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
-             FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
-            WHERE EXISTS (SELECT 1 FROM pe)
-           ON CONFLICT (actor_id, name) DO UPDATE
-             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
-  }
-  let tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
-  if (p.update) {
-    ctes.push(`up AS (UPDATE actors SET snapshot = $${++n}::jsonb, state = $6, version = $3, updated_at = now()
-            WHERE id = $1 AND version = $3 - 1 AND EXISTS (SELECT 1 FROM pe) RETURNING 1)`);
-    tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n`;
-  }
-  const sql = `WITH ${ctes.join(',\n')}\n${tail}`;
-  statements.set(key, sql);
-  return sql;
-}
 
 /**
  * Hosts durable actors: one Postgres transaction per event (row lock, dedupe, pure
@@ -160,8 +108,11 @@ function writeStatement(p: WriteParts): string {
 export class ActorHost {
   private sub: Subscription | undefined;
   private readonly lanes = new KeyedLanes();
+  private readonly cache: SnapshotCache | null;
 
-  constructor(private readonly deps: ActorHostDeps) {}
+  constructor(private readonly deps: ActorHostDeps) {
+    this.cache = deps.cacheSize === 0 ? null : new SnapshotCache(deps.cacheSize);
+  }
 
   /** Validates, then applies one event in one transaction. Safe to call from any process. */
   async apply(target: ActorTarget, rawEvent: unknown): Promise<ApplyResult> {
@@ -177,9 +128,19 @@ export class ActorHost {
       }
       // The actor exists: the create is a duplicate or not accepted; the locked path decides.
     }
+    const seen = event.type === def.createEvent || typeof event.timer === 'string' ? undefined : this.cache?.get(target.id);
+    if (seen) {
+      const fast = await this.applyFromCache(def, target, event, seen);
+      if (fast) {
+        await this.afterCommit(fast, event);
+        return fast;
+      }
+      this.cache?.delete(target.id);
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.deps.db.tx((q) => this.applyIn(q, def, target, event));
+        this.remember(result);
         await this.afterCommit(result, event);
         return result;
       } catch (err) {
@@ -188,6 +149,34 @@ export class ActorHost {
         throw err;
       }
     }
+  }
+
+  /**
+   * The optimistic path: the step runs on the row this process last saw, and one statement
+   * (one implicit transaction) writes it if the row still has that version and the event was
+   * never applied; the update takes the row lock itself. Null when the row moved on: nothing
+   * was written and the locked path decides. Timer firings always take the locked path (their
+   * generation is checked under the lock).
+   */
+  private async applyFromCache(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, seen: CachedActor): Promise<ApplyResult | null> {
+    const next = step(def, seen.snapshot, event);
+    if (!next.accepted) {
+      const r = await this.deps.db.query<{ outcome: string }>(MARK_IGNORED_AT_VERSION, [target.id, event.id, seen.version]);
+      const outcome = r.rows[0]?.outcome;
+      if (outcome === undefined) return null;
+      return this.result(outcome === 'ignored' ? 'ignored' : 'duplicate', def, target.id, seen.version, seen.state, seen.snapshot, seen.merchant, seen.mode);
+    }
+    const version = seen.version + 1;
+    const res = await this.write(this.deps.db, 'fast', def, target, event, version, seen.state, next, seen.merchant, seen.mode);
+    const counts = res.rows[0] as { n: number } | undefined;
+    if (counts?.n !== 1) return null;
+    const result = this.result('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode);
+    this.remember(result);
+    return result;
+  }
+
+  private remember(r: ApplyResult): void {
+    this.cache?.set(r.actorId, { version: r.version, state: r.status, snapshot: r.snapshot, merchant: r.merchant, mode: r.mode });
   }
 
   /**
@@ -201,13 +190,15 @@ export class ActorHost {
     const mode = target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null);
     const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, 1, created.effects, merchant, mode, null);
     const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
-    const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, JSON.stringify(created.snapshot)];
+    const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json ?? JSON.stringify(created.snapshot)];
     if (parts.outbox) params.push(JSON.stringify(outbox));
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
     const res = await this.deps.db.query<{ fresh: number }>(writeStatement(parts), params);
     if (res.rows[0]?.fresh !== 1) return null;
-    return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+    const result = this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+    this.remember(result);
+    return result;
   }
 
   private async applyIn(q: Queryable, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult> {
@@ -223,10 +214,10 @@ export class ActorHost {
       const inserted = await q.query(
         `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ON CONFLICT (id) DO NOTHING`,
-        [target.id, def.kind, merchant, mode, def.kind, def.version, created.status, JSON.stringify(created.snapshot)],
+        [target.id, def.kind, merchant, mode, def.kind, def.version, created.status, created.json ?? JSON.stringify(created.snapshot)],
       );
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
-      await this.write(q, false, def, target, event, 1, null, created, merchant, mode);
+      await this.write(q, 'insert', def, target, event, 1, null, created, merchant, mode);
       return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
     }
     if (timerName !== null) {
@@ -243,7 +234,7 @@ export class ActorHost {
       return this.result(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     const version = row.version + 1;
-    const res = await this.write(q, true, def, target, event, version, row.state, next, row.merchant, row.mode);
+    const res = await this.write(q, 'update', def, target, event, version, row.state, next, row.merchant, row.mode);
     const counts = res.rows[0] as { fresh: number; n: number } | undefined;
     if (counts?.fresh === 0) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     if (counts?.n !== 1) throw new VersionConflictError(target.id);
@@ -262,7 +253,7 @@ export class ActorHost {
 
   private async write(
     q: Queryable,
-    update: boolean,
+    how: 'insert' | 'update' | 'fast',
     def: DurableMachine,
     target: ActorTarget,
     event: EventBase & Record<string, unknown>,
@@ -273,12 +264,12 @@ export class ActorHost {
     mode: string | null,
   ) {
     const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, version, next.effects, merchant, mode, timerEventName(event));
-    const parts: WriteParts = { update, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
+    const parts: WriteParts = { update: how === 'update', fast: how === 'fast', outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
     const params: SqlParam[] = [target.id, event.id, version, JSON.stringify(event), stateBefore, next.status, event.at];
     if (parts.outbox) params.push(JSON.stringify(outbox));
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
-    if (update) params.push(JSON.stringify(next.snapshot));
+    if (how !== 'insert') params.push(next.json ?? JSON.stringify(next.snapshot));
     return q.query(writeStatement(parts), params);
   }
 

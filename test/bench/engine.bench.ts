@@ -2,7 +2,12 @@
  * `npm run bench:engine`: events applied through ActorHost with durable commit on real
  * PostgreSQL, as a ratio to a raw single-row insert loop measured in the same run; the same
  * on PGlite; the pure transition rate; RSS over a long run (BENCH_RSS_EVENTS, default 1,000,000).
- * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64).
+ * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64), BENCH_POOL (engine's
+ * connections, default 16), BENCH_LATENCY_CONCURRENCY
+ * (default 16: a second run with fewer events in flight, for the p99 target; by Little's law
+ * 64 in flight at 3,000/s already means 21 ms on average).
+ * Each PostgreSQL run also reports CPU per event (this process + its PostgreSQL backends, from
+ * /proc), which does not swing with other work on a shared machine the way wall rates do.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,12 +24,25 @@ import { DATABASE_URL, uniqueName } from '../helpers/backends.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
 import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { drive, fmt } from './stats.ts';
+import { backendsCpu } from './proc-cpu.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const RSS_EVENTS = Number(process.env.BENCH_RSS_EVENTS ?? 1_000_000);
+const LAT_CONC = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 16);
+// The engine's connection pool: events in flight beyond it wait in the process, not in
+// PostgreSQL, where 64 backends on 2 cores spend their time switching (measured: CPU per
+// event 1.6 ms with a pool of 64 against 0.9 ms with 16).
+const POOL = Number(process.env.BENCH_POOL ?? 16);
+const APP = `anm-engine-bench-${process.pid}`;
 const registry = new MachineRegistry([orderDefinition, paymentIntentDefinition]);
 const T0 = Date.now();
+
+function withAppName(url: string, name: string): string {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+}
 
 /**
  * The engine's transaction shape (BEGIN, SELECT … FOR UPDATE, one CTE writing dedupe + journal +
@@ -91,15 +109,26 @@ async function engineRun(db: Db, intents: number, conc: number, label: string, o
   const cpu0 = process.cpuUsage();
   // Round-robin over intents: consecutive operations touch different actors, and the host's
   // per-actor lanes keep each intent's events in order.
-  const r = await drive(intents * perIntent, conc, async (k) => {
+  const run = drive(intents * perIntent, conc, async (k) => {
     const i = k % intents;
     const e = lives[i]![Math.floor(k / intents)]!;
     await host.applyInOrder({ kind: 'payment_intent', id: `pay_bench_${offset + i}`, merchant: 'm_bench', mode: 'test' }, e);
   });
+  const { out: r, cpu: pgCpu } = db.kind === 'postgres' ? await backendsCpu(() => backendPids(db), run) : { out: await run, cpu: 0 };
   const cpu = process.cpuUsage(cpu0);
-  const nodeCpu = (cpu.user + cpu.system) / 1e6 / r.seconds;
-  console.log(`${label}: ${fmt(r.rate)} events/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${fmt(r.ops)} events, ${conc} concurrent; this process used ${fmt(nodeCpu * 100)}% of a core)`);
+  const nodeSec = (cpu.user + cpu.system) / 1e6;
+  let line = `${label}: ${fmt(r.rate)} events/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${fmt(r.ops)} events, ${conc} concurrent; this process used ${fmt((nodeSec / r.seconds) * 100)}% of a core)`;
+  if (pgCpu > 0) {
+    const perEvent = ((nodeSec + pgCpu) / r.ops) * 1000;
+    line += `\n  CPU per event: engine ${fmt((nodeSec / r.ops) * 1000, 3)} ms + PostgreSQL backends ${fmt((pgCpu / r.ops) * 1000, 3)} ms = ${fmt(perEvent, 3)} ms → two dedicated cores sustain ≈ ${fmt(2000 / perEvent)} events/s`;
+  }
+  console.log(line);
   return r;
+}
+
+async function backendPids(db: Db): Promise<number[]> {
+  const { rows } = await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP]);
+  return rows.map((r) => r.pid);
 }
 
 function pureRate(): number {
@@ -116,13 +145,14 @@ console.log(`# bench:engine ${new Date().toISOString()} — ${os.cpus().length} 
 pureRate();
 
 const schema = uniqueName('bench');
-const db = await openDb({ databaseUrl: DATABASE_URL, schema, poolSize: CONC });
+const db = await openDb({ databaseUrl: withAppName(DATABASE_URL, APP), schema, poolSize: POOL });
 try {
   const raw = await rawInserts(schema);
   const ceiling = pgbenchCeiling(schema);
   if (ceiling !== null) console.log(`engine transaction shape in pgbench (C client, ${CONC} clients): ${fmt(ceiling)} tx/s`);
-  const eng = await engineRun(db, Math.ceil(EVENTS / 15), CONC, 'ActorHost on PostgreSQL (durable commit), payment-intent lives');
+  const eng = await engineRun(db, Math.ceil(EVENTS / 15), CONC, `ActorHost on PostgreSQL (durable commit, pool ${POOL}), payment-intent lives`);
   console.log(`ratio engine / raw inserts: ${fmt(eng.rate / raw, 2)}${ceiling ? `; engine / pgbench ceiling: ${fmt(eng.rate / ceiling, 2)}` : ''}`);
+  if (LAT_CONC !== CONC) await engineRun(db, Math.ceil(EVENTS / 15), LAT_CONC, `ActorHost on PostgreSQL, ${LAT_CONC} in flight (latency run)`, 500_000);
 
   const lite = await openDb({ dataDir: 'memory' });
   await engineRun(lite, Math.ceil(Math.min(EVENTS, 10_000) / 15), 8, 'ActorHost on PGlite (in memory), payment-intent lives');

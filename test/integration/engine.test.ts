@@ -5,6 +5,7 @@ import { MalformedEventError, UnknownActorError } from '../../runtime/engine/err
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { Engine } from '../../runtime/engine/runtime.ts';
 import { openDb } from '../../storage/open.ts';
+import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import { backendFactories, DATABASE_URL, waitFor, type Backend } from '../helpers/backends.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
 
@@ -97,6 +98,44 @@ describe.each(backendFactories)('engine on %s', (_name, open) => {
     expect(rows[0]!.snapshot.context).toEqual({ total: (n * (n - 1)) / 2, adds: n });
     const seqs = await b.db.query<{ seq: number }>(`SELECT seq FROM actor_events WHERE actor_id = 'race' ORDER BY seq`);
     expect(seqs.rows.map((r) => r.seq)).toEqual(Array.from({ length: n + 1 }, (_, i) => i + 1));
+  });
+
+  // docs/engine.md "Optimistic path": a cached row saves the locking read, never correctness.
+  it('an event for an actor this host last wrote costs one statement, and writes all its parts', async () => {
+    await host.apply(target('one'), createEv());
+    let statements = 0;
+    let txs = 0;
+    const counted = { ...b.db, kind: b.db.kind, close: () => b.db.close(), tx: <T,>(fn: (q: Queryable) => Promise<T>) => (txs++, b.db.tx(fn)), query: ((sql: string, params?: readonly SqlParam[]) => (statements++, b.db.query(sql, params))) as Db['query'] };
+    const h = new ActorHost({ db: counted, bus: b.bus, registry });
+    await h.apply(target('one'), { type: 'order.add', id: 'warm', at: T0 + 1, n: 1 }); // locked path: fills the cache
+    statements = 0;
+    txs = 0;
+    const r = await h.apply(target('one'), { type: 'order.add', id: 'fast', at: T0 + 2, n: 2 });
+    expect(r).toMatchObject({ outcome: 'applied', version: 3 });
+    expect({ statements, txs }).toEqual({ statements: 1, txs: 0 });
+    expect(await count(b, `actor_events WHERE actor_id = 'one' AND event_id = 'fast' AND seq = 3`)).toBe(1);
+    expect(await count(b, `processed_events WHERE actor_id = 'one' AND event_id = 'fast' AND outcome = 'applied'`)).toBe(1);
+    expect(await count(b, `outbox WHERE actor_id = 'one'`)).toBe(3);
+  });
+
+  it('a host whose cached row is stale falls back to the locked path: nothing lost, nothing doubled', async () => {
+    await host.apply(target('st'), createEv()); // host caches version 1
+    const other = new ActorHost({ db: b.db, bus: b.bus, registry });
+    await other.apply(target('st'), { type: 'order.add', id: 'o1', at: T0 + 1, n: 10 });
+    const r = await host.apply(target('st'), { type: 'order.add', id: 'h1', at: T0 + 2, n: 5 });
+    expect(r).toMatchObject({ outcome: 'applied', version: 3 });
+    expect((r.snapshot as { context: { total: number } }).context.total).toBe(15);
+    // The event the other host applied, delivered again to this host (cache now fresh): a duplicate.
+    expect(await host.apply(target('st'), { type: 'order.add', id: 'o1', at: T0 + 1, n: 10 })).toMatchObject({ outcome: 'duplicate', version: 3 });
+    // A stale row that would accept an event the actor no longer accepts.
+    await other.apply(target('st'), { type: 'order.close', id: 'cl', at: T0 + 3 });
+    expect(await host.apply(target('st'), { type: 'order.add', id: 'late', at: T0 + 4, n: 1 })).toMatchObject({ outcome: 'ignored', version: 4, status: 'closed' });
+    const journal = await b.db.query<{ event: never }>(`SELECT event FROM actor_events WHERE actor_id = 'st' ORDER BY seq`);
+    const stored = await b.db.query<{ snapshot: unknown; version: number }>(`SELECT snapshot, version FROM actors WHERE id = 'st'`);
+    expect(journal.rows).toHaveLength(4);
+    expect(stored.rows[0]!.version).toBe(4);
+    expect(replay(orderDefinition, journal.rows.map((r) => r.event))).toEqual(stored.rows[0]!.snapshot);
+    expect(await count(b, `outbox WHERE actor_id = 'st'`)).toBe(3);
   });
 
   it('replaying the journal from the first event rebuilds the stored snapshot exactly', async () => {

@@ -1,0 +1,97 @@
+/**
+ * The one statement that writes an accepted event: dedupe row, journal row, outbox rows, timer
+ * rows and the snapshot with its version, in one round trip. Only the parts an event needs
+ * are included (most events write no outbox or timer rows); each variant is a prepared
+ * statement of its own.
+ *
+ * Parameters: $1 actor id, $2 event id, $3 new version, $4 event JSON, $5 state before,
+ * $6 state after, $7 event time (ms); then, in this order and only when present: (create)
+ * $8 kind, $9 merchant, $10 mode, $11 machine version, $12 snapshot; outbox JSON; timer names
+ * to delete; timer rows JSON; (update, fast) the snapshot.
+ */
+export interface WriteParts {
+  /** Inserts the actor row too (a new actor in one statement). */
+  create?: boolean;
+  /** Updates the snapshot of a row locked earlier in the transaction (the locked path). */
+  update?: boolean;
+  /**
+   * Updates the snapshot from a cached row without a prior lock (the optimistic path): the
+   * update takes the row lock itself, checks the version and that the event was never
+   * applied, and gates every other write. Zero rows updated: nothing written, reload.
+   */
+  fast?: boolean;
+  outbox: boolean;
+  timerDeletes: boolean;
+  timerUpserts: boolean;
+}
+
+const statements = new Map<string, string>();
+
+export function writeStatement(p: WriteParts): string {
+  const key = `${+!!p.create}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
+  const cached = statements.get(key);
+  if (cached) return cached;
+  const sql = build(p);
+  statements.set(key, sql);
+  return sql;
+}
+
+function build(p: WriteParts): string {
+  let n = p.create ? 12 : 7;
+  const ctes: string[] = [];
+  // The snapshot is the last parameter of the update variants.
+  const snapshotParam = n + +p.outbox + +p.timerDeletes + +p.timerUpserts + 1;
+  if (p.create) {
+    ctes.push(
+      `a AS (INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
+            VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) ON CONFLICT (id) DO NOTHING RETURNING 1)`,
+      `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 WHERE EXISTS (SELECT 1 FROM a) RETURNING 1)`,
+    );
+  } else if (p.fast) {
+    ctes.push(`up AS (UPDATE actors SET snapshot = $${snapshotParam}::jsonb, state = $6, version = $3, updated_at = now()
+            WHERE id = $1 AND version = $3 - 1
+              AND NOT EXISTS (SELECT 1 FROM processed_events WHERE actor_id = $1 AND event_id = $2 AND outcome = 'applied')
+            RETURNING 1)`);
+    ctes.push(dedupe('WHERE EXISTS (SELECT 1 FROM up)'));
+  } else {
+    ctes.push(dedupe(''));
+  }
+  ctes.push(`j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
+           SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe))`);
+  if (p.outbox) {
+    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
+           SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
+            WHERE EXISTS (SELECT 1 FROM pe))`);
+  }
+  if (p.timerDeletes) ctes.push(`td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($${++n}::text[]) AND EXISTS (SELECT 1 FROM pe))`);
+  if (p.timerUpserts) {
+    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+           SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
+             FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
+            WHERE EXISTS (SELECT 1 FROM pe)
+           ON CONFLICT (actor_id, name) DO UPDATE
+             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
+  }
+  let tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
+  if (p.update) {
+    ctes.push(`up AS (UPDATE actors SET snapshot = $${snapshotParam}::jsonb, state = $6, version = $3, updated_at = now()
+            WHERE id = $1 AND version = $3 - 1 AND EXISTS (SELECT 1 FROM pe) RETURNING 1)`);
+    tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n`;
+  }
+  if (p.fast) {
+    // An update without its dedupe row would be a snapshot with no journal entry. The version
+    // check makes it impossible; should it ever happen, the division fails the statement and
+    // nothing of it is written.
+    tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n,
+      CASE WHEN EXISTS (SELECT 1 FROM up) THEN 1 / (SELECT count(*) FROM pe)::int ELSE 0 END AS guard`;
+  }
+  return `WITH ${ctes.join(',\n')}\n${tail}`;
+}
+
+function dedupe(where: string): string {
+  // An event seen before but not accepted then ('ignored') may be accepted now: reordered
+  // deliveries must not lose a fact. Only an 'applied' row makes it a duplicate.
+  return `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 ${where}
+              ON CONFLICT (actor_id, event_id) DO UPDATE SET outcome = 'applied', seq = EXCLUDED.seq, at = now()
+               WHERE processed_events.outcome = 'ignored' RETURNING 1)`;
+}

@@ -1,0 +1,41 @@
+/**
+ * CPU seconds of processes read from /proc, for benchmarks on a machine shared with other
+ * work: wall-clock rates swing with the load, the CPU spent per operation does not.
+ */
+import { readFileSync } from 'node:fs';
+
+/** User + system CPU seconds of one process (0 if it is gone). */
+export function procCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds used while `work` runs by the PostgreSQL backends that `pids()` names (sampled
+ * every 200 ms, as pool connections come and go).
+ */
+export async function backendsCpu<T>(pids: () => Promise<number[]>, work: Promise<T>): Promise<{ out: T; cpu: number }> {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const sample = async () => {
+    for (const pid of await pids()) {
+      const v = procCpu(pid);
+      if (!first.has(pid)) first.set(pid, v);
+      last.set(pid, v);
+    }
+  };
+  await sample();
+  const timer = setInterval(() => void sample().catch(() => undefined), 200);
+  try {
+    const out = await work;
+    await sample();
+    return { out, cpu: [...last].reduce((a, [pid, v]) => a + v - (first.get(pid) ?? v), 0) };
+  } finally {
+    clearInterval(timer);
+  }
+}
