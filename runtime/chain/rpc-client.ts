@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { RpcError } from './rpc-errors.ts';
+import { parseFullBlock } from './rpc-fast-parse.ts';
+import { fetchTransport, httpTransport, type RpcTransport } from './rpc-transport.ts';
 import {
   automineResultWire,
   blockWire,
@@ -43,6 +45,7 @@ export class RpcTransportError extends Error {
 }
 
 export interface RpcClientOptions {
+  /** Send requests through this fetch instead of node:http (tests, other runtimes). */
   fetch?: typeof fetch;
   /** Per-request timeout; 0 = none. */
   timeoutMs?: number;
@@ -59,7 +62,7 @@ const responseSchema = z.object({
 
 export class AnmRpcClient {
   private nextId = 1;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: RpcTransport;
   private readonly timeoutMs: number;
 
   /** `url` is the node's JSON-RPC endpoint, e.g. http://127.0.0.1:3002/test. */
@@ -67,25 +70,24 @@ export class AnmRpcClient {
     readonly url: string,
     opts: RpcClientOptions = {},
   ) {
-    this.fetchImpl = opts.fetch ?? globalThis.fetch;
+    this.transport = opts.fetch ? fetchTransport(opts.fetch) : httpTransport;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
-  /** One raw call; the result is parsed with `schema`. */
-  async call<S extends z.ZodType>(method: string, params: unknown[], schema: S): Promise<z.output<S>> {
+  /**
+   * One raw call; the result is parsed with `schema`. `fast`, when given, checks the result
+   * first and returns undefined for anything it does not accept outright; `schema` then decides
+   * and words the error, so both paths accept the same results.
+   */
+  async call<S extends z.ZodType>(method: string, params: unknown[], schema: S, fast?: (v: unknown) => z.output<S> | undefined): Promise<z.output<S>> {
     const id = this.nextId++;
-    let res: Response;
+    let res: { status: number; text: string };
     try {
-      res = await this.fetchImpl(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-        ...(this.timeoutMs > 0 && { signal: AbortSignal.timeout(this.timeoutMs) }),
-      });
+      res = await this.transport.post(this.url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), this.timeoutMs);
     } catch (e) {
       throw new RpcTransportError(this.url, `${method}: cannot reach the node at ${this.url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    const text = await res.text();
+    const text = res.text;
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -100,6 +102,8 @@ export class AnmRpcClient {
       const withReason = data && typeof data === 'object' && typeof data.reason === 'string' ? (data as { reason: string }) : undefined;
       throw new RpcError(error.code, error.message, withReason);
     }
+    const quick = fast?.(result);
+    if (quick !== undefined) return quick;
     const out = schema.safeParse(result);
     if (!out.success) {
       throw new RpcTransportError(this.url, `${method}: unexpected result shape: ${out.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
@@ -120,7 +124,7 @@ export class AnmRpcClient {
   getBlockByNumber(tag: BlockTag, full: true): Promise<FullChainBlock | null>;
   getBlockByNumber(tag: BlockTag, full?: false): Promise<ChainBlock | null>;
   getBlockByNumber(tag: BlockTag, full = false): Promise<ChainBlock | FullChainBlock | null> {
-    return full ? this.call('anm_getBlockByNumber', [tag, true], fullBlockWire.nullable()) : this.call('anm_getBlockByNumber', [tag, false], blockWire.nullable());
+    return full ? this.call('anm_getBlockByNumber', [tag, true], fullBlockWire.nullable(), parseFullBlock) : this.call('anm_getBlockByNumber', [tag, false], blockWire.nullable());
   }
 
   getTransactionReceipt(hash: string): Promise<Receipt | null> {

@@ -9,10 +9,12 @@ import { z } from 'zod';
 export const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
 /** Decimal string of 0..2^64-1 without sign, leading zeros or exponent. */
+const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
 export const decimalString = z
   .string()
-  .regex(/^(0|[1-9][0-9]{0,19})$/, 'a decimal string of an unsigned integer')
-  .refine((s) => BigInt(s) <= U64_MAX, 'at most 2^64-1');
+  .regex(DECIMAL, 'a decimal string of an unsigned integer')
+  // zod runs the refinement after a failed regex too: BigInt('1e3') would throw out of safeParse.
+  .refine((s) => !DECIMAL.test(s) || BigInt(s) <= U64_MAX, 'at most 2^64-1');
 export const u64 = decimalString.transform((s) => BigInt(s));
 export const hash32 = z.string().regex(/^[0-9a-f]{64}$/, 'lowercase hex of 32 bytes');
 const height = z.number().int().min(0);

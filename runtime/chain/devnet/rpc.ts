@@ -41,6 +41,44 @@ export function blockWire(b: Block, full: boolean): Record<string, Json> {
   };
 }
 
+/**
+ * A result already serialized to JSON. Blocks are immutable once mined, and a 1,000-transaction
+ * block costs milliseconds to turn into wire objects and JSON again on every read, so each
+ * block's encoding is made once. `toJSON` keeps it usable by a plain JSON.stringify.
+ */
+export class EncodedJson {
+  constructor(readonly bytes: Buffer) {}
+  toJSON(): unknown {
+    return JSON.parse(this.bytes.toString('utf8'));
+  }
+}
+
+/**
+ * Keyed by the Block object: a reorg replaces the Block objects above the fork (new hashes),
+ * so a block that left the chain can never be served from here, and its entry goes with it.
+ */
+const encodedBlocks = new WeakMap<Block, { full?: EncodedJson; short?: EncodedJson }>();
+
+function encodedBlock(b: Block, full: boolean): EncodedJson {
+  let entry = encodedBlocks.get(b);
+  if (!entry) encodedBlocks.set(b, (entry = {}));
+  const key = full ? 'full' : 'short';
+  return (entry[key] ??= new EncodedJson(Buffer.from(JSON.stringify(blockWire(b, full)), 'utf8')));
+}
+
+/** One response (or batch) as the bytes of its JSON, splicing in pre-encoded results. */
+export function encodeRpcResponse(out: RpcResponse | RpcResponse[]): Buffer {
+  const one = (r: RpcResponse): Buffer =>
+    r.result instanceof EncodedJson
+      ? Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":`), r.result.bytes, Buffer.from('}')])
+      : Buffer.from(JSON.stringify(r), 'utf8');
+  if (!Array.isArray(out)) return one(out);
+  const parts: Buffer[] = [Buffer.from('[')];
+  out.forEach((r, i) => parts.push(...(i > 0 ? [Buffer.from(','), one(r)] : [one(r)])));
+  parts.push(Buffer.from(']'));
+  return Buffer.concat(parts);
+}
+
 export function devnetStatus(node: DevnetNode): DevnetStatus {
   return {
     network: node.network,
@@ -67,7 +105,7 @@ function methods(node: DevnetNode) {
       run: ([tag, full]: [z.infer<typeof blockTag>, boolean | undefined]) => {
         const height = tag === 'latest' ? node.height : tag === 'earliest' ? 0 : Number(tag);
         const b = node.blockAt(height);
-        return b ? blockWire(b, full ?? false) : null;
+        return b ? encodedBlock(b, full ?? false) : null;
       },
     },
     anm_getTransactionReceipt: {

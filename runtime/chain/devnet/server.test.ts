@@ -101,6 +101,9 @@ describe('devnet JSON-RPC over HTTP', () => {
     const b = await test.sendRawTransaction(signedTransfer(bob, { nonce: n + 1n, outputs: [{ to: alice.address, amount: 2n }] }));
     await test.mine(1);
     const before = await test.getTransactionReceipt(b);
+    // Read (and so encoded once) before the reorg: the new block at that height must not be served from it.
+    const oldBlock = await test.getBlockByNumber(before!.block_height, true);
+    expect(oldBlock?.transactions.map((t) => t.hash)).toEqual([a, b]);
     const r = await test.reorg(1, [b]);
     expect(r.dropped).toEqual([b]);
     expect(r.returned).toEqual([a]);
@@ -110,6 +113,10 @@ describe('devnet JSON-RPC over HTTP', () => {
     expect(after?.block_hash).not.toBe(before?.block_hash);
     expect(await test.getTransactionReceipt(b)).toBeNull();
     expect(await test.getTransactionByHash(b)).toBeNull();
+    const newBlock = await test.getBlockByNumber(before!.block_height, true);
+    expect(newBlock?.hash).toBe(after?.block_hash);
+    expect(newBlock?.transactions.map((t) => t.hash)).toEqual([a]);
+    expect((await test.getBlockByNumber(before!.block_height))?.transactions).toEqual([a]);
   });
 
   it('speaks the JSON-RPC 2.0 envelope: parse error, invalid request, params, batches, notifications', async () => {
@@ -129,6 +136,17 @@ describe('devnet JSON-RPC over HTTP', () => {
     expect(batch.json).toEqual([
       { jsonrpc: '2.0', id: 1, result: 1001 },
       { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'method nope does not exist', data: { reason: 'method_not_found' } } },
+    ]);
+    // Block results are spliced in pre-encoded: still one well-formed batch, ids echoed as sent.
+    const blocks = await post('/test', JSON.stringify([
+      { jsonrpc: '2.0', id: 'a"b', method: 'anm_getBlockByNumber', params: [0, false] },
+      { jsonrpc: '2.0', id: 7, method: 'anm_getBlockByNumber', params: [0, true] },
+      { jsonrpc: '2.0', id: 8, method: 'anm_chainId' },
+    ]));
+    expect(blocks.json).toMatchObject([
+      { jsonrpc: '2.0', id: 'a"b', result: { height: 0, transactions: [] } },
+      { jsonrpc: '2.0', id: 7, result: { height: 0, transactions: [] } },
+      { jsonrpc: '2.0', id: 8, result: 1001 },
     ]);
     const notification = await post('/test', JSON.stringify({ jsonrpc: '2.0', method: 'anm_chainId' }));
     expect(notification.status).toBe(204);

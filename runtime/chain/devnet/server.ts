@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { NetworkName } from '../../../machines/chain/index.ts';
 import { RpcError } from '../rpc-errors.ts';
 import { DevnetNode, type DevnetOptions } from './node.ts';
-import { devnetStatus, makeRpcHandler } from './rpc.ts';
+import { devnetStatus, encodeRpcResponse, makeRpcHandler } from './rpc.ts';
 
 export interface DevnetServerOptions {
   /** 0 picks a free port (tests). */
@@ -76,7 +76,9 @@ export async function startDevnetServer(opts: DevnetServerOptions): Promise<Devn
       res.writeHead(204).end();
       return;
     }
-    send(res, 200, out);
+    const bytes = encodeRpcResponse(out);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+    res.end(bytes);
   };
 
   const server = createServer((req, res) => {

@@ -4,6 +4,10 @@ import type { ActorEnvelope } from '../../engine/actor-host.ts';
 import type { AnmRpcClient } from '../rpc-client.ts';
 import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
 import { releaseLease, tryLease } from './lease.ts';
+import { lookupRefs, pruneBelow, readCursor, recordBlock, type RefRow, type WatchRow } from './store.ts';
+import { INCLUDED_CHUNK, includedMsgId, includedSubject, type BlockSignal, type IncludedSignal, type IncludedTx } from './signals.ts';
+
+export type { BlockSignal } from './signals.ts';
 
 export type NetworkName = 'test' | 'live';
 
@@ -22,32 +26,20 @@ export interface IndexerOptions {
   horizon?: number;
   /** Blocks scanned per tick, so one tick never holds the loop for long. */
   maxBlocksPerTick?: number;
+  /** Blocks fetched and matched ahead of the one being recorded (default 4). */
+  pipeline?: number;
   now?: () => number;
   onError?: (err: unknown) => void;
-}
-
-interface RefRow {
-  reference: string;
-  actor_id: string;
-  kind: string;
-  recipient: string;
-  treasury: string | null;
-  required: number;
-}
-
-/** `chain.<network>.block`: a new head, for the actors whose transaction is still deepening. */
-export interface BlockSignal {
-  head: number;
-  hash: string;
-  at: number;
-  targets: Array<{ kind: string; id: string }>;
 }
 
 export interface IndexerStats {
   blocks: number;
   txs: number;
   matched: number;
+  /** Actor events the published signals stand for. */
   signals: number;
+  /** Bus messages published (a block's matched transactions share one). */
+  messages: number;
   reorgs: number;
 }
 
@@ -61,7 +53,7 @@ const sumTo = (tx: ChainTx, address: string | null): bigint =>
  * transaction is inside the settlement window.
  */
 export class ChainIndexer {
-  readonly stats: IndexerStats = { blocks: 0, txs: 0, matched: 0, signals: 0, reorgs: 0 };
+  readonly stats: IndexerStats = { blocks: 0, txs: 0, matched: 0, signals: 0, messages: 0, reorgs: 0 };
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private running: Promise<void> | undefined;
@@ -114,16 +106,12 @@ export class ChainIndexer {
     const env: ActorEnvelope = { target, event };
     await this.o.bus.publish(`chain.${this.o.network}.${type}`, env, { msgId: `${target.id}:${event.id}` });
     this.stats.signals += 1;
+    this.stats.messages += 1;
   }
 
-  private async refsFor(txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
+  private refsFor(txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
     const refs = [...new Set(txs.map((t) => t.reference).filter((r) => r.startsWith('pr1:') || r.startsWith('rf1:')))];
-    if (refs.length === 0) return new Map();
-    const { rows } = await this.o.db.query<RefRow>(
-      `SELECT reference, actor_id, kind, recipient, treasury, required FROM chain_refs WHERE network = $1 AND reference = ANY($2::text[])`,
-      [this.o.network, refs],
-    );
-    return new Map(rows.map((r) => [r.reference, r]));
+    return lookupRefs(this.o.db, this.o.network, refs);
   }
 
   private async scanMempool(): Promise<void> {
@@ -157,14 +145,9 @@ export class ChainIndexer {
     return { merchant_leg: merchant.toString(), fee_leg: sumTo(tx, ref.treasury).toString() };
   }
 
-  private async cursor(): Promise<{ height: number; hash: string } | null> {
-    const { rows } = await this.o.db.query<{ height: number; hash: string }>(`SELECT height, hash FROM chain_cursor WHERE network = $1`, [this.o.network]);
-    return rows[0] ?? null;
-  }
-
   private async followHead(): Promise<void> {
     const head = await this.o.rpc.blockNumber();
-    let cur = await this.cursor();
+    let cur = await readCursor(this.o.db, this.o.network);
     if (!cur) {
       const start = Math.min(this.o.startHeight ?? head, head);
       const b = start > 0 ? await this.o.rpc.getBlockByNumber(start - 1, false) : null;
@@ -174,92 +157,105 @@ export class ChainIndexer {
       if (!b || b.hash !== cur.hash) cur = await this.reorg(cur, head);
     }
     const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
-    // The next block is fetched while this one is matched and recorded.
-    let next = cur.height + 1 <= last ? this.o.rpc.getBlockByNumber(cur.height + 1, true) : null;
+    const ahead = Math.max(1, this.o.pipeline ?? 4);
+    const fetches = new Map<number, Promise<FullChainBlock | null>>();
+    const inflight: Promise<void>[] = [];
+    let recorded: Promise<void> = Promise.resolve();
+    let tip = cur;
     for (let h = cur.height + 1; h <= last; h++) {
-      const block = await next;
-      next = h + 1 <= last ? this.o.rpc.getBlockByNumber(h + 1, true) : null;
+      for (let k = h; k <= Math.min(last, h + ahead - 1); k++) {
+        if (fetches.has(k)) continue;
+        const f = this.o.rpc.getBlockByNumber(k, true);
+        f.catch(() => undefined); // awaited below, or dropped unread when the loop stops early
+        fetches.set(k, f);
+      }
+      const block = await fetches.get(h)!;
+      fetches.delete(h);
       if (!block) break;
-      if (cur.hash && block.parent_hash !== cur.hash) {
-        await next?.catch(() => null);
-        cur = await this.reorg(cur, head);
+      if (tip.hash && block.parent_hash !== tip.hash) {
+        await recorded;
+        tip = await this.reorg(tip, head);
         break;
       }
-      await this.scanBlock(block, head);
-      cur = { height: block.height, hash: block.hash };
+      const step = this.scanBlock(block, head, recorded);
+      step.catch(() => undefined); // the next block's step (or the await after the loop) reports it
+      recorded = step;
+      inflight.push(step);
+      tip = { height: block.height, hash: block.hash };
+      if (inflight.length >= ahead) await inflight.shift();
     }
-    await this.depthSignals(cur.height);
+    await recorded;
+    await this.depthSignals(tip);
   }
 
-  private async scanBlock(block: FullChainBlock, head: number): Promise<void> {
+  /**
+   * Matches and publishes while earlier blocks are still being recorded (lookups and publishes
+   * of several blocks overlap), then records this block once `before`, the previous block's
+   * step, is done: the cursor only moves in height order and never past an unpublished block.
+   */
+  private async scanBlock(block: FullChainBlock, head: number, before: Promise<void>): Promise<void> {
     const refs = await this.refsFor(block.transactions);
-    const watch: Array<[string, string, string, number]> = [];
-    // Signals of one block go out together: JetStream acks pipeline, and each names its own actor.
-    const signals: Promise<void>[] = [];
+    const watch: WatchRow[] = [];
+    const included: IncludedTx[] = [];
     for (const tx of block.transactions) {
       const ref = refs.get(tx.reference);
       if (!ref) continue;
       const legs = this.legs(tx, ref);
       if (!legs) continue;
-      const target = { kind: ref.kind, id: ref.actor_id };
       this.pending.delete(tx.hash);
-      signals.push(this.publish('tx.included', target, {
-        type: 'chain.tx.included',
-        id: `inc:${tx.hash}:${block.hash}`,
-        at: this.now,
-        tx_hash: tx.hash,
-        from: tx.from,
-        ...legs,
-        block_height: block.height,
-        block_hash: block.hash,
-        receipt: tx.status,
-        head: Math.max(head, block.height),
-      }));
+      included.push({ kind: ref.kind, id: ref.actor_id, tx_hash: tx.hash, from: tx.from, ...legs, receipt: tx.status });
       watch.push([tx.hash, ref.actor_id, ref.kind, ref.required]);
-      this.stats.matched += 1;
     }
-    await Promise.all(signals);
-    // Watch rows, the block hash and the cursor in one statement (one implicit transaction).
-    await this.o.db.query(
-      `WITH w AS (
-         INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
-         SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
-         ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, notified_head = NULL),
-       b AS (
-         INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $6, $7, $8)
-         ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash)
-       INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $6, $7)
-       ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
-      [this.o.network, watch.map((w) => w[0]), watch.map((w) => w[1]), watch.map((w) => w[2]), watch.map((w) => w[3]), block.height, block.hash, block.parent_hash],
-    );
-    if (block.height % 32 === 0) {
-      const horizon = this.o.horizon ?? 128;
-      await this.o.db.query(`DELETE FROM chain_blocks WHERE network = $1 AND height < $2`, [this.o.network, block.height - horizon]);
-      await this.o.db.query(`DELETE FROM chain_watch WHERE network = $1 AND block_height < $2`, [this.o.network, block.height - horizon]);
-    }
+    await this.publishIncluded(block, head, included);
+    await before;
+    await recordBlock(this.o.db, this.o.network, block, watch);
+    if (block.height % 32 === 0) await pruneBelow(this.o.db, this.o.network, block.height - (this.o.horizon ?? 128));
     this.stats.blocks += 1;
     this.stats.txs += block.transactions.length;
   }
 
-  /** New depth for actors whose transaction has not yet been reported at the required depth. */
-  private async depthSignals(head: number): Promise<void> {
+  /**
+   * One message per block (chunked) instead of one per transaction: the router fans it out.
+   * Published before the cursor moves past the block, so a crash re-publishes, never skips.
+   */
+  private async publishIncluded(block: FullChainBlock, head: number, txs: IncludedTx[]): Promise<void> {
+    if (txs.length === 0) return;
+    const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now };
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < txs.length; i += INCLUDED_CHUNK) {
+      const signal: IncludedSignal = { ...base, txs: txs.slice(i, i + INCLUDED_CHUNK) };
+      sends.push(this.o.bus.publish(includedSubject(this.o.network), signal, { msgId: includedMsgId(this.o.network, signal, i / INCLUDED_CHUNK) }));
+    }
+    await Promise.all(sends);
+    this.stats.matched += txs.length;
+    this.stats.signals += txs.length;
+    this.stats.messages += sends.length;
+  }
+
+  /**
+   * New depth for actors whose transaction has not yet been reported at the required depth.
+   * The rows are marked and returned by one UPDATE whose transaction commits only after the
+   * signal is published: a failed publish leaves them unmarked for the next tick.
+   */
+  private async depthSignals(tip: { height: number; hash: string }): Promise<void> {
+    const head = tip.height;
     if (head < 0) return;
-    const { rows } = await this.o.db.query<{ tx_hash: string; actor_id: string; kind: string }>(
-      `SELECT tx_hash, actor_id, kind FROM chain_watch
-        WHERE network = $1 AND block_height IS NOT NULL AND block_height <= $2
-          AND (notified_head IS NULL OR (notified_head < $2 AND notified_head - block_height + 1 < required))`,
-      [this.o.network, head],
-    );
-    if (rows.length === 0) return;
-    const tip = await this.o.rpc.getBlockByNumber(head, false);
-    // One block signal names every actor inside the settlement window; the router fans it out.
-    const signal: BlockSignal = { head, hash: tip?.hash ?? '', at: this.now, targets: rows.map((r) => ({ kind: r.kind, id: r.actor_id })) };
-    await this.o.bus.publish(`chain.${this.o.network}.block`, signal, { msgId: `blk:${this.o.network}:${head}:${signal.hash}:${rows.length}` });
-    this.stats.signals += rows.length;
-    await this.o.db.query(
-      `UPDATE chain_watch SET notified_head = $2 WHERE network = $1 AND tx_hash = ANY($3::text[])`,
-      [this.o.network, head, rows.map((r) => r.tx_hash)],
-    );
+    await this.o.db.tx(async (q) => {
+      const { rows } = await q.query<{ actor_id: string; kind: string }>(
+        `UPDATE chain_watch SET notified_head = $2
+          WHERE network = $1 AND block_height IS NOT NULL AND block_height <= $2
+            AND (notified_head IS NULL OR (notified_head < $2 AND notified_head - block_height + 1 < required))
+          RETURNING actor_id, kind`,
+        [this.o.network, head],
+      );
+      if (rows.length === 0) return;
+      const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
+      // One block signal names every actor inside the settlement window; the router fans it out.
+      const signal: BlockSignal = { head, hash, at: this.now, targets: rows.map((r) => ({ kind: r.kind, id: r.actor_id })) };
+      await this.o.bus.publish(`chain.${this.o.network}.block`, signal, { msgId: `blk:${this.o.network}:${head}:${signal.hash}:${rows.length}` });
+      this.stats.signals += rows.length;
+      this.stats.messages += 1;
+    });
   }
 
   /** Walks back to the fork point, tells every actor whose tx left the chain, rewinds the cursor. */

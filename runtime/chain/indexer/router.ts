@@ -1,10 +1,14 @@
 import type { Bus, Subscription } from '../../bus/types.ts';
 import type { ActorEnvelope, ActorHost } from '../../engine/actor-host.ts';
-import type { BlockSignal } from './indexer.ts';
+import { signalEnvelopes } from './signals.ts';
+
+const isRetryable = (err: unknown): boolean => (typeof err === 'object' && err !== null && 'retryable' in err ? Boolean(err.retryable) : true);
 
 /**
- * Turns chain signals (`chain.<network>.*`, already matched to an actor by the indexer) into
- * actor events: apply in one transaction, ack after commit, redeliver on a retryable failure.
+ * Turns chain signals (`chain.<network>.*`, already matched to actors by the indexer) into
+ * actor events: apply each in its own transaction, ack after every one committed, redeliver
+ * on a retryable failure. A redelivered signal re-applies events that already committed;
+ * actors drop those by event id.
  */
 export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concurrency?: number; onPoison?: (env: ActorEnvelope, err: unknown) => void } = {}): Promise<Subscription> {
   return bus.consume({
@@ -12,24 +16,23 @@ export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concur
     subject: 'chain.>',
     concurrency: opts.concurrency ?? 32,
     handler: async (msg) => {
-      const env = msg.data as ActorEnvelope;
+      let envelopes: ActorEnvelope[];
       try {
-        if (msg.subject.endsWith('.block')) {
-          const b = msg.data as BlockSignal;
-          const event = { type: 'chain.block', id: `blk:${b.head}:${b.hash}`, at: b.at, head: b.head };
-          await Promise.all(b.targets.map((t) => host.applyInOrder(t, event)));
-        } else {
-          await host.applyInOrder(env.target, env.event);
-        }
-        msg.ack();
+        envelopes = signalEnvelopes(msg.subject, msg.data);
       } catch (err) {
-        const retryable = typeof err === 'object' && err !== null && 'retryable' in err ? Boolean(err.retryable) : true;
-        if (retryable && msg.deliveries < 40) msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
-        else {
-          opts.onPoison?.(env, err);
-          msg.ack();
-        }
+        opts.onPoison?.(msg.data as ActorEnvelope, err);
+        msg.ack();
+        return;
       }
+      const results = await Promise.allSettled(envelopes.map((env) => host.applyInOrder(env.target, env.event)));
+      const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ env: envelopes[i]!, err: r.reason as unknown }] : []));
+      // One retryable failure sends the whole signal back; the ones that committed are dedupes then.
+      if (failed.some((f) => isRetryable(f.err)) && msg.deliveries < 40) {
+        msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
+        return;
+      }
+      for (const f of failed) opts.onPoison?.(f.env, f.err);
+      msg.ack();
     },
   });
 }

@@ -1,0 +1,85 @@
+/**
+ * Wire shapes of the chain signals the indexer publishes on `chain.<network>.*` and their
+ * expansion into actor events by the router. Signals that concern many actors at once are
+ * one message each (not one per actor): a JetStream publish and its ack cost far more than
+ * the few hundred bytes an extra actor adds to a message.
+ */
+import type { ActorEnvelope } from '../../engine/actor-host.ts';
+
+type Target = ActorEnvelope['target'];
+
+/** `chain.<network>.block`: a new head, for the actors whose transaction is still deepening. */
+export interface BlockSignal {
+  head: number;
+  hash: string;
+  at: number;
+  targets: Array<{ kind: string; id: string }>;
+}
+
+/** One matched transaction of an `IncludedSignal`, naming the actor it pays. */
+export interface IncludedTx {
+  kind: string;
+  id: string;
+  tx_hash: string;
+  from: string;
+  merchant_leg: string;
+  fee_leg: string;
+  receipt: 'success' | 'failed';
+}
+
+/** `chain.<network>.included`: the matched transactions of one block (or of one chunk of it). */
+export interface IncludedSignal {
+  block_height: number;
+  block_hash: string;
+  head: number;
+  at: number;
+  txs: IncludedTx[];
+}
+
+/**
+ * Matched transactions per `included` message: keeps a message of the largest devnet block
+ * (5,000 transactions) far below NATS's default 1 MB payload limit.
+ */
+export const INCLUDED_CHUNK = 1_000;
+
+export const includedSubject = (network: string): string => `chain.${network}.included`;
+
+/**
+ * Bus message id of one chunk: the block's hash is in it, so after a reorg the new block's
+ * signal is never taken for a duplicate of the old one; the count keeps a re-scan that matched
+ * more (an actor created meanwhile) from being dropped as a duplicate of a smaller message.
+ */
+export const includedMsgId = (network: string, s: IncludedSignal, chunk: number): string =>
+  `inc:${network}:${s.block_height}:${s.block_hash}:${chunk}:${s.txs.length}`;
+
+/** The actor events a chain signal stands for; per-actor signals are one envelope already. */
+export function signalEnvelopes(subject: string, data: unknown): ActorEnvelope[] {
+  // `chain.<network>.<signal>`: compared whole, since `tx.included` also ends in `.included`.
+  const signal = subject.split('.').slice(2).join('.');
+  if (signal === 'block') {
+    const b = data as BlockSignal;
+    const event = { type: 'chain.block', id: `blk:${b.head}:${b.hash}`, at: b.at, head: b.head };
+    return b.targets.map((target) => ({ target, event }));
+  }
+  if (signal === 'included') {
+    const s = data as IncludedSignal;
+    return s.txs.map((t) => ({
+      target: { kind: t.kind, id: t.id } satisfies Target,
+      event: {
+        type: 'chain.tx.included',
+        // The same id as when each transaction was its own message: actors dedupe across both.
+        id: `inc:${t.tx_hash}:${s.block_hash}`,
+        at: s.at,
+        tx_hash: t.tx_hash,
+        from: t.from,
+        merchant_leg: t.merchant_leg,
+        fee_leg: t.fee_leg,
+        block_height: s.block_height,
+        block_hash: s.block_hash,
+        receipt: t.receipt,
+        head: s.head,
+      },
+    }));
+  }
+  return [data as ActorEnvelope];
+}
