@@ -71,7 +71,15 @@ export class OutboxRelay {
       );
       if (rows.length === 0) return 0;
       await Promise.all(rows.map((r) => this.bus.publish(r.subject, r.payload, { msgId: r.msg_id })));
-      await q.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      // The mark commits asynchronously (no WAL flush wait): if a database crash loses it, the
+      // rows are published again and dropped as repeats by their message id (JetStream's
+      // duplicate window is minutes, the async commit window well under a second) and by the
+      // consumers' dedupe. What must be durable, the rows themselves, was committed by the engine.
+      await q.query(
+        `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+         UPDATE outbox SET published_at = now() FROM async WHERE id = ANY($1::bigint[])`,
+        [rows.map((r) => r.id)],
+      );
       return rows.length;
     });
   }
