@@ -36,7 +36,10 @@ export class NatsBus implements Bus {
   ) {}
 
   static async connect(opts: NatsBusOptions): Promise<NatsBus> {
-    const nc = await connect({ servers: opts.url, name: 'anmpay', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const nc = await connect({ servers: opts.url, name: 'anmpay', maxReconnectAttempts: -1, reconnectTimeWait: 250,
+      // An async stack trace captured on every publish and request costs more than the
+      // publish itself on the hot paths (outbox relay, indexer); errors still carry their own.
+      noAsyncTraces: true });
     const jsm = await nc.jetstreamManager();
     const ns = opts.namespace ?? 'anmpay';
     const bus = new NatsBus(nc, nc.jetstream(), jsm, ns);
