@@ -4,7 +4,7 @@
  * on PGlite; the pure transition rate; RSS over a long run (BENCH_RSS_EVENTS, default 1,000,000).
  * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64), BENCH_POOL (engine's
  * connections, default 16), BENCH_LATENCY_CONCURRENCY
- * (default 16: a second run with fewer events in flight, for the p99 target; by Little's law
+ * (default 12: a second run with fewer events in flight, for the p99 target; by Little's law
  * 64 in flight at 3,000/s already means 21 ms on average).
  * Each PostgreSQL run also reports CPU per event (this process + its PostgreSQL backends, from
  * /proc), which does not swing with other work on a shared machine the way wall rates do.
@@ -29,7 +29,7 @@ import { backendsCpu } from './proc-cpu.ts';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const RSS_EVENTS = Number(process.env.BENCH_RSS_EVENTS ?? 1_000_000);
-const LAT_CONC = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 16);
+const LAT_CONC = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 12);
 // The engine's connection pool: events in flight beyond it wait in the process, not in
 // PostgreSQL, where 64 backends on 2 cores spend their time switching (measured: CPU per
 // event 1.6 ms with a pool of 64 against 0.9 ms with 16).

@@ -1,21 +1,24 @@
 /**
  * Indexer half of `npm run bench:chain`: blocks of 1,000 transactions with 10,000 open intents
  * on real PostgreSQL + NATS. Reports (1) scan + match + signals published, end to end through
- * the JSON-RPC, and (2) actor events committed by the router, counted separately.
+ * the JSON-RPC, and (2) actor events committed by the router, counted separately. The devnet
+ * node runs in a child process (`devnet-child.ts`), as a node would: the indexer follows it
+ * over JSON-RPC, and the CPU of each side is reported apart.
  * Env: BENCH_BLOCKS (default 10: fewer blocks and the figure is mostly JIT warm-up; the signed
  * corpus is made once, ~1-2 min per block on 2 cores, and cached), BENCH_OPEN_INTENTS (default 10000).
  */
 import os from 'node:os';
 import { paymentReference } from '../../machines/chain/index.ts';
 import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
-import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { openReal, waitFor } from '../helpers/backends.ts';
-import { loadCorpus } from './devnet-corpus.ts';
+import { procCpu } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 10);
@@ -23,12 +26,19 @@ const PER_BLOCK = 1000;
 const OPEN = Number(process.env.BENCH_OPEN_INTENTS ?? 10_000);
 // Every MATCH_EVERY-th corpus transaction pays an open intent; the rest are unrelated transfers.
 const MATCH_EVERY = Number(process.env.BENCH_MATCH_EVERY ?? 1);
+// Blocks fetched and matched ahead of the one being recorded (the indexer's `pipeline` option).
+const PIPELINE = Number(process.env.BENCH_PIPELINE ?? 4);
 
 console.log(`# bench:chain indexer ${new Date().toISOString()} — ${os.cpus().length} cores, node ${process.version}`);
 console.log(`${BLOCKS} blocks of ${PER_BLOCK} txs; ${fmt(OPEN)} open intents; every ${MATCH_EVERY === 1 ? '' : `${MATCH_EVERY}th `}tx pays one`);
-const corpus = await loadCorpus(BLOCKS, PER_BLOCK);
+const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/devnet-child.ts', String(BLOCKS), String(PER_BLOCK)], { stdio: ['pipe', 'pipe', 'inherit'] });
+const first = await new Promise<string>((resolve, reject) => {
+  createInterface({ input: child.stdout }).once('line', resolve);
+  child.once('exit', (code) => reject(new Error(`devnet child exited with ${code}`)));
+});
+const devnet = JSON.parse(first) as { url: string; head: number; merchant: string; treasury: string };
+const corpus = devnet;
 const b = await openReal({ poolSize: 32 });
-const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
 try {
   const host = new ActorHost({ db: b.db, bus: b.bus, registry: new MachineRegistry([paymentIntentDefinition]) });
   const now = Date.now();
@@ -47,33 +57,25 @@ try {
   });
   console.log(`${fmt(OPEN)} open intents created (${fmt(seeded.rate)}/s)`);
 
-  const node = devnet.nodes.test;
-  for (const s of corpus.senders) node.faucet(s.address, 10n ** 15n);
-  for (const txs of corpus.blocks) {
-    for (const hex of txs) node.sendRawTransaction(hex);
-    node.mine(1);
-  }
-  node.mine(12);
-  // The signed corpus (~11 MB of hex per block) is no longer needed: the timed tick should not pay GC for it.
-  corpus.blocks.length = 0;
-  const head = node.height;
+  const head = devnet.head;
   const matchedTarget = Math.min(OPEN, Math.ceil((BLOCKS * PER_BLOCK) / MATCH_EVERY));
 
-  const indexer = new ChainIndexer({ network: 'test', rpc: new AnmRpcClient(`${devnet.url}/test`), db: b.db, bus: b.bus, holder: 'bench', startHeight: 1, pollMs: 5 });
+  const indexer = new ChainIndexer({ network: 'test', rpc: new AnmRpcClient(`${devnet.url}/test`), db: b.db, bus: b.bus, holder: 'bench', startHeight: 1, pollMs: 5, pipeline: PIPELINE });
   // One tick follows the head from the cursor to the tip: timed alone, no polling delay inside.
   const cpu0 = process.cpuUsage();
+  const node0 = procCpu(child.pid!);
   const t0 = performance.now();
   await indexer.tick();
   const scanS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  // This process runs the devnet node too: its CPU per transaction counts both ends of the RPC.
   const cpuUsPerTx = (cpu.user + cpu.system) / indexer.stats.txs;
+  const nodeUsPerTx = ((procCpu(child.pid!) - node0) * 1e6) / indexer.stats.txs;
   if (indexer.stats.blocks < head) throw new Error(`indexer stopped at ${indexer.stats.blocks} of ${head} blocks`);
   console.log(
     `indexer: ${fmt(indexer.stats.txs)} txs in ${fmt(indexer.stats.blocks)} blocks scanned, ${fmt(indexer.stats.matched)} matched, ${fmt(indexer.stats.signals)} signals published (${fmt(indexer.stats.messages)} bus messages) in ${fmt(scanS, 2)} s`,
   );
   console.log(`  scanned and matched end to end (RPC fetch + reference lookup + NATS publish + cursor): ${fmt(indexer.stats.txs / scanS)} tx/s`);
-  console.log(`  CPU of this process (indexer + devnet node): ${fmt(cpuUsPerTx, 1)} µs/tx; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`  CPU per tx: indexer process ${fmt(cpuUsPerTx, 1)} µs, devnet node process ${fmt(nodeUsPerTx, 1)} µs (10 ms /proc resolution); load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
   const t1 = performance.now();
   const router = await startChainRouter(b.bus, host, { concurrency: 64 });
@@ -85,6 +87,6 @@ try {
   await router.stop();
   console.log(`router: ${fmt(indexer.stats.signals)} actor events committed on PostgreSQL in ${fmt(applyS, 2)} s = ${fmt(indexer.stats.signals / applyS)} events/s (${fmt(matchedTarget)} intents PAID)`);
 } finally {
-  await devnet.close();
+  child.stdin!.end();
   await b.close();
 }
