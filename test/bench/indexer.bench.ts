@@ -87,6 +87,6 @@ try {
   await router.stop();
   console.log(`router: ${fmt(indexer.stats.signals)} actor events committed on PostgreSQL in ${fmt(applyS, 2)} s = ${fmt(indexer.stats.signals / applyS)} events/s (${fmt(matchedTarget)} intents PAID)`);
 } finally {
-  child.stdin!.end();
+  child.stdin.end();
   await b.close();
 }
