@@ -18,9 +18,8 @@
  * or IP near its limit costs one lease round trip per chunk instead).
  * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -30,6 +29,7 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { Merchants } from '../../runtime/merchant/merchants.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, postgresReachable, uniqueName } from '../helpers/backends.ts';
+import { natsServerPid, procCpu } from './proc-cpu.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -77,22 +77,7 @@ async function serverCpu(): Promise<number> {
   return (u.user + u.system) / 1e6;
 }
 
-function procCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
-  } catch {
-    return 0;
-  }
-}
-const natsPid = ((): number | undefined => {
-  try {
-    return Number(execFileSync('pgrep', ['-x', 'nats-server']).toString().trim().split('\n')[0]) || undefined;
-  } catch {
-    return undefined;
-  }
-})();
+const natsPid = natsServerPid();
 
 /** CPU seconds of the server's PostgreSQL backends and of nats-server, sampled while a run lasts (pool connections come and go). */
 async function sideCpu<T>(work: Promise<T>): Promise<{ out: T; pg: number; nats: number }> {

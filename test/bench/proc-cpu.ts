@@ -2,6 +2,7 @@
  * CPU seconds of processes read from /proc, for benchmarks on a machine shared with other
  * work: wall-clock rates swing with the load, the CPU spent per operation does not.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /** User + system CPU seconds of one process (0 if it is gone). */
@@ -12,6 +13,15 @@ export function procCpu(pid: number): number {
     return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
   } catch {
     return 0;
+  }
+}
+
+/** The local nats-server's pid, if one runs. */
+export function natsServerPid(): number | undefined {
+  try {
+    return Number(execFileSync('pgrep', ['-x', 'nats-server']).toString().trim().split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
   }
 }
 

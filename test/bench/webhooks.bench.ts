@@ -9,8 +9,7 @@
  * Figures are printed and appended to docs/benchmarks.md (BENCH_APPEND=0 to skip).
  * Env: BENCH_EVENTS (default 20000), BENCH_MERCHANTS (default 20), BENCH_BACKLOG (default 100000).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFile, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
@@ -23,6 +22,7 @@ import type { Db } from '../../storage/db.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, NATS_URL, uniqueName } from '../helpers/backends.ts';
 import { fmt } from './stats.ts';
+import { natsServerPid, procCpu } from './proc-cpu.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 20);
@@ -108,23 +108,7 @@ function fact(i: number, prefix: string): WebhookFact {
  */
 const APP = uniqueName('anmpay_bench');
 process.env.PGAPPNAME = APP;
-const TICK = 100; // USER_HZ
-function procCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICK;
-  } catch {
-    return 0;
-  }
-}
-const natsPid = ((): number | undefined => {
-  try {
-    return Number(execFileSync('pgrep', ['-x', 'nats-server']).toString().trim().split('\n')[0]) || undefined;
-  } catch {
-    return undefined;
-  }
-})();
+const natsPid = natsServerPid();
 
 class CpuMeter {
   private readonly start = new Map<string, number>();
