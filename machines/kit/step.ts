@@ -8,15 +8,24 @@ export interface PersistedSnapshot {
   status?: string;
 }
 
-export interface StepResult {
-  /** False when the current state does not accept the event: nothing changes. */
-  accepted: boolean;
+interface StepCommon {
   snapshot: PersistedSnapshot;
   status: string;
   effects: EffectAction[];
-  /** `snapshot` as JSON, when the step produced a new one (the engine stores this text). */
-  json?: string;
 }
+
+/** A new snapshot, with its JSON (the text the engine stores, made once). */
+export interface Accepted extends StepCommon {
+  accepted: true;
+  json: string;
+}
+
+/** The current state does not accept the event: nothing changes. */
+export interface NotAccepted extends StepCommon {
+  accepted: false;
+}
+
+export type StepResult = Accepted | NotAccepted;
 
 function persist(def: DurableMachine, s: SnapshotFrom<AnyStateMachine>): { snapshot: PersistedSnapshot; json: string } {
   const p = def.machine.getPersistedSnapshot(s) as unknown as PersistedSnapshot & { historyValue?: unknown; children?: unknown };
@@ -31,7 +40,7 @@ export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom
 }
 
 /** Creates the actor from its create event: initial state, then the create event itself. */
-export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): StepResult {
+export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): Accepted {
   const [s0, a0] = initialTransition(def.machine, def.input(event));
   const [s1, a1] = transition(def.machine, s0, event);
   return { accepted: true, ...persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };

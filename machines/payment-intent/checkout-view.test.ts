@@ -4,11 +4,11 @@ import type { PersistedSnapshot } from '../kit/step.ts';
 import { checkoutChanged, checkoutFinalAt, isCheckoutFinal, paymentUri, safeHttpUrl, toCheckoutPage, toCheckoutStatus } from './checkout-view.ts';
 import { paymentIntentDefinition } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
-import { create, step } from '../kit/step.ts';
+import { create, step, type StepResult } from '../kit/step.ts';
 
 function run(events: PaymentIntentEvent[]): { snapshot: PersistedSnapshot; status: string } {
   const [first, ...rest] = events;
-  let r = create(paymentIntentDefinition, first!);
+  let r: StepResult = create(paymentIntentDefinition, first!);
   for (const e of rest) r = step(paymentIntentDefinition, r.snapshot, e);
   return { snapshot: r.snapshot, status: r.status };
 }

@@ -6,7 +6,7 @@ import { createEvent, ctxOf, pathTo, refund, T0, MERCHANT } from '../../test/fix
 
 function paid(): StepResult {
   const [first, ...rest] = [createEvent(), ...pathTo('PAID').slice(1)];
-  let r = create(def, first);
+  let r: StepResult = create(def, first);
   for (const e of rest) r = step(def, r.snapshot, e);
   return r;
 }

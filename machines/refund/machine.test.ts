@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { create, step } from '../kit/step.ts';
+import { create, step, type StepResult } from '../kit/step.ts';
 import { refundDefinition } from './definition.ts';
 import type { RefundEvent } from './events.ts';
 
@@ -22,7 +22,7 @@ const legs = { tx_hash: 'tx1', from: 'anm1merchant', merchant_leg: '500', fee_le
 const inc = (head: number, receipt: 'success' | 'failed' = 'success') => ({ type: 'chain.tx.included', id: `i${head}`, at: T + 1, ...legs, block_height: 10, block_hash: 'b10', receipt, head }) as const;
 
 function run(events: readonly unknown[]) {
-  let r = create(refundDefinition, refundDefinition.events.parse(createEv));
+  let r: StepResult = create(refundDefinition, refundDefinition.events.parse(createEv));
   const effects = [...r.effects];
   for (const e of events) {
     const next = step(refundDefinition, r.snapshot, refundDefinition.events.parse(e));

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import { RpcError } from './rpc-errors.ts';
-import { parseFullBlock } from './rpc-fast-parse.ts';
 import { fetchTransport, httpTransport, type RpcTransport } from './rpc-transport.ts';
 import {
   automineResultWire,
@@ -53,6 +52,10 @@ export interface RpcClientOptions {
 
 export type BlockTag = number | 'latest' | 'earliest';
 
+// Built once: the indexer parses a block result with these on every block.
+const fullBlockOrNull = fullBlockWire.nullable();
+const blockOrNull = blockWire.nullable();
+
 const responseSchema = z.object({
   jsonrpc: z.literal('2.0'),
   id: z.union([z.string(), z.number(), z.null()]),
@@ -74,12 +77,8 @@ export class AnmRpcClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
-  /**
-   * One raw call; the result is parsed with `schema`. `fast`, when given, checks the result
-   * first and returns undefined for anything it does not accept outright; `schema` then decides
-   * and words the error, so both paths accept the same results.
-   */
-  async call<S extends z.ZodType>(method: string, params: unknown[], schema: S, fast?: (v: unknown) => z.output<S> | undefined): Promise<z.output<S>> {
+  /** One raw call; the result is parsed with `schema`. */
+  async call<S extends z.ZodType>(method: string, params: unknown[], schema: S): Promise<z.output<S>> {
     const id = this.nextId++;
     let res: { status: number; text: string };
     try {
@@ -102,8 +101,6 @@ export class AnmRpcClient {
       const withReason = data && typeof data === 'object' && typeof data.reason === 'string' ? (data as { reason: string }) : undefined;
       throw new RpcError(error.code, error.message, withReason);
     }
-    const quick = fast?.(result);
-    if (quick !== undefined) return quick;
     const out = schema.safeParse(result);
     if (!out.success) {
       throw new RpcTransportError(this.url, `${method}: unexpected result shape: ${out.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
@@ -124,7 +121,7 @@ export class AnmRpcClient {
   getBlockByNumber(tag: BlockTag, full: true): Promise<FullChainBlock | null>;
   getBlockByNumber(tag: BlockTag, full?: false): Promise<ChainBlock | null>;
   getBlockByNumber(tag: BlockTag, full = false): Promise<ChainBlock | FullChainBlock | null> {
-    return full ? this.call('anm_getBlockByNumber', [tag, true], fullBlockWire.nullable(), parseFullBlock) : this.call('anm_getBlockByNumber', [tag, false], blockWire.nullable());
+    return full ? this.call('anm_getBlockByNumber', [tag, true], fullBlockOrNull) : this.call('anm_getBlockByNumber', [tag, false], blockOrNull);
   }
 
   getTransactionReceipt(hash: string): Promise<Receipt | null> {

@@ -1,10 +1,10 @@
 import type { DurableMachine, EventBase } from '../../machines/kit/durable.ts';
 import type { EffectAction } from '../../machines/kit/effects.ts';
-import { create, step, type PersistedSnapshot, type StepResult } from '../../machines/kit/step.ts';
+import { create, step, type PersistedSnapshot, type Accepted } from '../../machines/kit/step.ts';
 import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
-import { MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
+import { isRetryable, MalformedEventError, redeliveryDelayMs, UnknownActorError, VersionConflictError } from './errors.ts';
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
 import { webhookEventId } from './webhook-id.ts';
@@ -190,7 +190,7 @@ export class ActorHost {
     const mode = target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null);
     const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, 1, created.effects, merchant, mode, null);
     const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
-    const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json ?? JSON.stringify(created.snapshot)];
+    const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json];
     if (parts.outbox) params.push(JSON.stringify(outbox));
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
@@ -214,7 +214,7 @@ export class ActorHost {
       const inserted = await q.query(
         `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ON CONFLICT (id) DO NOTHING`,
-        [target.id, def.kind, merchant, mode, def.kind, def.version, created.status, created.json ?? JSON.stringify(created.snapshot)],
+        [target.id, def.kind, merchant, mode, def.kind, def.version, created.status, created.json],
       );
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
       await this.write(q, 'insert', def, target, event, 1, null, created, merchant, mode);
@@ -259,7 +259,7 @@ export class ActorHost {
     event: EventBase & Record<string, unknown>,
     version: number,
     stateBefore: string | null,
-    next: StepResult,
+    next: Accepted,
     merchant: string | null,
     mode: string | null,
   ) {
@@ -269,7 +269,7 @@ export class ActorHost {
     if (parts.outbox) params.push(JSON.stringify(outbox));
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
-    if (how !== 'insert') params.push(next.json ?? JSON.stringify(next.snapshot));
+    if (how !== 'insert') params.push(next.json);
     return q.query(writeStatement(parts), params);
   }
 
@@ -339,9 +339,8 @@ export class ActorHost {
           await this.applyInOrder(env.target, env.event);
           msg.ack();
         } catch (err) {
-          const retryable = !(err instanceof Error) || !('retryable' in err) || (err as { retryable: boolean }).retryable;
-          // A poison event would otherwise come back forever; after a day of retries it is parked.
-          if (retryable && msg.deliveries < 40) msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
+          const delay = isRetryable(err) ? redeliveryDelayMs(msg.deliveries) : null;
+          if (delay !== null) msg.nak(delay);
           else {
             this.deps.onPoison?.(env, err);
             msg.ack();

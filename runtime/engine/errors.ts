@@ -41,3 +41,16 @@ export class VersionConflictError extends EngineError {
     this.name = 'VersionConflictError';
   }
 }
+
+/** Worth another delivery unless the error says it is terminal (`retryable: false`). */
+export function isRetryable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'retryable' in err ? Boolean(err.retryable) : true;
+}
+
+/**
+ * When a message whose handling failed comes back: exponential from 100 ms, capped at 30 s;
+ * null once it has failed 40 times (about a day of retries): park it instead of looping forever.
+ */
+export function redeliveryDelayMs(deliveries: number): number | null {
+  return deliveries < 40 ? Math.min(30_000, 100 * 2 ** Math.min(deliveries, 9)) : null;
+}

@@ -188,7 +188,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
 function run(required: number, cmds: Cmd[]): Set<string> {
   const m = new ChainModel();
   const createEv = createEvent({ required_confirmations: required, at: T0, expires_at: T0 + 30 * MIN });
-  let cur = create(def, createEv);
+  let cur: StepResult = create(def, createEv);
   const journal: PaymentIntentEvent[] = [createEv];
   const visited = new Set([cur.status]);
   for (const cmd of cmds) {

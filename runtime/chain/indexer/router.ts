@@ -1,8 +1,7 @@
 import type { Bus, Subscription } from '../../bus/types.ts';
 import type { ActorEnvelope, ActorHost } from '../../engine/actor-host.ts';
+import { isRetryable, redeliveryDelayMs } from '../../engine/errors.ts';
 import { signalEnvelopes } from './signals.ts';
-
-const isRetryable = (err: unknown): boolean => (typeof err === 'object' && err !== null && 'retryable' in err ? Boolean(err.retryable) : true);
 
 /**
  * Turns chain signals (`chain.<network>.*`, already matched to actors by the indexer) into
@@ -27,8 +26,9 @@ export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concur
       const results = await Promise.allSettled(envelopes.map((env) => host.applyInOrder(env.target, env.event)));
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ env: envelopes[i]!, err: r.reason as unknown }] : []));
       // One retryable failure sends the whole signal back; the ones that committed are dedupes then.
-      if (failed.some((f) => isRetryable(f.err)) && msg.deliveries < 40) {
-        msg.nak(Math.min(30_000, 100 * 2 ** Math.min(msg.deliveries, 9)));
+      const delay = failed.some((f) => isRetryable(f.err)) ? redeliveryDelayMs(msg.deliveries) : null;
+      if (delay !== null) {
+        msg.nak(delay);
         return;
       }
       for (const f of failed) opts.onPoison?.(f.env, f.err);
