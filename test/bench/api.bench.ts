@@ -18,6 +18,7 @@
  * or IP near its limit costs one lease round trip per chunk instead).
  * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16).
  */
+import { databaseTransport } from './bench-env.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -224,6 +225,7 @@ results.push(await engineOnly());
 const bare = results[0]!.rps;
 const fmt = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 console.log(`\nbench:api  ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`);
+console.log(databaseTransport());
 console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${MERCHANTS} merchants' test keys round-robin, limits raised to ${LIMIT}/min via RATE_LIMIT_*`);
 console.log(`${reads.length} intents read back in the GET run\n`);
 console.log('Server CPU: the gateway process (Node); PostgreSQL: its backends; service total = both + nats-server, and the rate two dedicated cores would sustain at that cost (load generator excluded).\n');

@@ -3,12 +3,14 @@
  * PostgreSQL, as a ratio to a raw single-row insert loop measured in the same run; the same
  * on PGlite; the pure transition rate; RSS over a long run (BENCH_RSS_EVENTS, default 1,000,000).
  * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64), BENCH_POOL (engine's
- * connections, default 16), BENCH_LATENCY_CONCURRENCY
+ * connections, default 6: on 2 cores fewer backends than events in flight cost less PostgreSQL
+ * CPU per event, 0.30 vs 0.36 ms at 16, docs/benchmarks.md), BENCH_LATENCY_CONCURRENCY
  * (default 12: a second run with fewer events in flight, for the p99 target; by Little's law
  * 64 in flight at 3,000/s already means 21 ms on average).
  * Each PostgreSQL run also reports CPU per event (this process + its PostgreSQL backends, from
  * /proc), which does not swing with other work on a shared machine the way wall rates do.
  */
+import { databaseTransport } from './bench-env.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -24,7 +26,7 @@ import { DATABASE_URL, uniqueName } from '../helpers/backends.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
 import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { drive, fmt } from './stats.ts';
-import { backendsCpu } from './proc-cpu.ts';
+import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -33,7 +35,7 @@ const LAT_CONC = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 12);
 // The engine's connection pool: events in flight beyond it wait in the process, not in
 // PostgreSQL, where 64 backends on 2 cores spend their time switching (measured: CPU per
 // event 1.6 ms with a pool of 64 against 0.9 ms with 16).
-const POOL = Number(process.env.BENCH_POOL ?? 16);
+const POOL = Number(process.env.BENCH_POOL ?? 6);
 const APP = `anm-engine-bench-${process.pid}`;
 const registry = new MachineRegistry([orderDefinition, paymentIntentDefinition]);
 const T0 = Date.now();
@@ -65,7 +67,7 @@ COMMIT;
 `,
   );
   const url = new URL(DATABASE_URL);
-  const r = spawnSync('pgbench', ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'root', '-n', '-c', String(CONC), '-j', '2', '-T', '8', '-M', 'prepared', '-f', script, url.pathname.slice(1)], { encoding: 'utf8' });
+  const r = spawnSync('pgbench', ['-h', url.searchParams.get('host') ?? url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username) || 'root', '-n', '-c', String(CONC), '-j', '2', '-T', '8', '-M', 'prepared', '-f', script, url.pathname.slice(1)], { encoding: 'utf8' });
   rmSync(dir, { recursive: true, force: true });
   const m = /tps = ([0-9.]+)/.exec(r.stdout);
   return m ? Number(m[1]) : null;
@@ -107,6 +109,7 @@ async function engineRun(db: Db, intents: number, conc: number, label: string, o
   const lives = Array.from({ length: intents }, (_, i) => lifecycle(offset + i));
   const perIntent = lives[0]!.length;
   const cpu0 = process.cpuUsage();
+  const ticks0 = machineTicks();
   // Round-robin over intents: consecutive operations touch different actors, and the host's
   // per-actor lanes keep each intent's events in order.
   const run = drive(intents * perIntent, conc, async (k) => {
@@ -116,8 +119,9 @@ async function engineRun(db: Db, intents: number, conc: number, label: string, o
   });
   const { out: r, cpu: pgCpu } = db.kind === 'postgres' ? await backendsCpu(() => backendPids(db), run) : { out: await run, cpu: 0 };
   const cpu = process.cpuUsage(cpu0);
+  const busy = busyShare(ticks0, machineTicks());
   const nodeSec = (cpu.user + cpu.system) / 1e6;
-  let line = `${label}: ${fmt(r.rate)} events/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${fmt(r.ops)} events, ${conc} concurrent; this process used ${fmt((nodeSec / r.seconds) * 100)}% of a core)`;
+  let line = `${label}: ${fmt(r.rate)} events/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${fmt(r.ops)} events, ${conc} concurrent; this process used ${fmt((nodeSec / r.seconds) * 100)}% of a core, ${fmt((cpu.system / (cpu.user + cpu.system)) * 100)}% of it in the kernel; machine ${fmt(busy * 100)}% busy)`;
   if (pgCpu > 0) {
     const perEvent = ((nodeSec + pgCpu) / r.ops) * 1000;
     line += `\n  CPU per event: engine ${fmt((nodeSec / r.ops) * 1000, 3)} ms + PostgreSQL backends ${fmt((pgCpu / r.ops) * 1000, 3)} ms = ${fmt(perEvent, 3)} ms → two dedicated cores sustain ≈ ${fmt(2000 / perEvent)} events/s`;
@@ -142,6 +146,7 @@ function pureRate(): number {
 }
 
 console.log(`# bench:engine ${new Date().toISOString()} — ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
+console.log(databaseTransport());
 pureRate();
 
 const schema = uniqueName('bench');

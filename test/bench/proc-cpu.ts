@@ -49,3 +49,26 @@ export async function backendsCpu<T>(pids: () => Promise<number[]>, work: Promis
     clearInterval(timer);
   }
 }
+
+/** CPU seconds of every PostgreSQL server process on the machine (backends, WAL writer, checkpointer). */
+export function postgresServerCpu(): number {
+  try {
+    const pids = execFileSync('pgrep', ['-x', 'postgres']).toString().trim().split('\n').map(Number);
+    return pids.reduce((s, pid) => s + procCpu(pid), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy and total jiffies of the whole machine (all cores), from /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/** Share of all cores busy between two readings (0..1). */
+export function busyShare(a: { busy: number; total: number }, b: { busy: number; total: number }): number {
+  return b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
+}

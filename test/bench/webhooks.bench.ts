@@ -9,6 +9,7 @@
  * Figures are printed and appended to docs/benchmarks.md (BENCH_APPEND=0 to skip).
  * Env: BENCH_EVENTS (default 20000), BENCH_MERCHANTS (default 20), BENCH_BACKLOG (default 100000).
  */
+import './bench-env.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFile, readFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -164,10 +164,10 @@ export class ChainHarness {
       const { rows } = await this.b.db.query<{ height: number }>(`SELECT height FROM chain_cursor WHERE network = 'test'`);
       return (rows[0]?.height ?? -1) >= head;
     }, 15_000, `indexer at head ${head}`);
-    // Signals published: wait until every one was applied by the router.
+    // Depth signals published for the head.
     await waitFor(async () => {
-      const { rows } = await this.b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_watch WHERE network = 'test' AND block_height IS NOT NULL AND notified_head IS NULL`);
-      return rows[0]!.n === 0;
+      const { rows } = await this.b.db.query<{ d: number | null }>(`SELECT depth_head AS d FROM chain_cursor WHERE network = 'test'`);
+      return (rows[0]?.d ?? -1) >= head;
     }, 15_000, 'depth signals');
     await new Promise((r) => setTimeout(r, 150));
   }

@@ -38,6 +38,30 @@ describe.each(backendFactories)('indexer and payment intents on %s', (_name, ope
     expect(await h.webhookTypes(id)).toEqual(['payment.created', 'payment.detected', 'payment.confirming', 'payment.confirmed']);
   });
 
+  it('DESIGN §3: a transaction that passes its required depth between two depth ticks still settles, once', async () => {
+    const id = await h.createIntent();
+    await h.pay(id, await h.customer());
+    await h.waitState(id, 'PAYMENT_DETECTED');
+    await h.mine(1);
+    await h.settle();
+    expect((await h.context(id)).state).toBe('CONFIRMING');
+    // 20 blocks at once: the next depth signal is past depth 12; none was sent at 12 itself.
+    await h.mine(20);
+    await h.settle();
+    const paid = await h.waitState(id, 'PAID');
+    expect(paid.confirmations).toBeGreaterThanOrEqual(12);
+    await h.mine(3);
+    await h.settle();
+    expect(await h.webhookTypes(id)).toEqual(['payment.created', 'payment.detected', 'payment.confirming', 'payment.confirmed']);
+    // Settled rows leave the window: a later depth tick names no one.
+    const { rows } = await b.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chain_watch w JOIN chain_cursor c USING (network)
+        WHERE w.network = 'test' AND w.actor_id = $1 AND w.block_height + w.required - 1 > c.depth_head`,
+      [id],
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+
   it('DESIGN §4: legs short of the amount -> UNDERPAID; legs over -> OVERPAID, then PAID at depth', async () => {
     const under = await h.createIntent();
     const over = await h.createIntent();

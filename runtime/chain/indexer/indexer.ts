@@ -233,28 +233,32 @@ export class ChainIndexer {
   }
 
   /**
-   * New depth for actors whose transaction has not yet been reported at the required depth.
-   * The rows are marked and returned by one UPDATE whose transaction commits only after the
-   * signal is published: a failed publish leaves them unmarked for the next tick.
+   * New depth for actors whose transaction had not reached its required depth at the head
+   * depth was last published for (`depth_head`, one number per network, moved in the same
+   * transaction that publishes the signal: a failed publish leaves it for the next tick, a
+   * crash after it re-publishes under the same message id).
    */
   private async depthSignals(tip: { height: number; hash: string }): Promise<void> {
     const head = tip.height;
     if (head < 0) return;
     await this.o.db.tx(async (q) => {
+      const { rows: cur } = await q.query<{ depth_head: number | null }>(`SELECT depth_head FROM chain_cursor WHERE network = $1 FOR UPDATE`, [this.o.network]);
+      const last = cur[0]?.depth_head ?? -1;
+      if (cur.length === 0 || last >= head) return;
       const { rows } = await q.query<{ actor_id: string; kind: string }>(
-        `UPDATE chain_watch SET notified_head = $2
-          WHERE network = $1 AND block_height IS NOT NULL AND block_height <= $2
-            AND (notified_head IS NULL OR (notified_head < $2 AND notified_head - block_height + 1 < required))
-          RETURNING actor_id, kind`,
-        [this.o.network, head],
+        `SELECT actor_id, kind FROM chain_watch
+          WHERE network = $1 AND block_height IS NOT NULL AND block_height + required - 1 > $3 AND block_height <= $2`,
+        [this.o.network, head, last],
       );
-      if (rows.length === 0) return;
-      const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
-      // One block signal names every actor inside the settlement window; the router fans it out.
-      const signal: BlockSignal = { head, hash, at: this.now, targets: rows.map((r) => ({ kind: r.kind, id: r.actor_id })) };
-      await this.o.bus.publish(`chain.${this.o.network}.block`, signal, { msgId: `blk:${this.o.network}:${head}:${signal.hash}:${rows.length}` });
-      this.stats.signals += rows.length;
-      this.stats.messages += 1;
+      if (rows.length > 0) {
+        const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
+        // One block signal names every actor inside the settlement window; the router fans it out.
+        const signal: BlockSignal = { head, hash, at: this.now, targets: rows.map((r) => ({ kind: r.kind, id: r.actor_id })) };
+        await this.o.bus.publish(`chain.${this.o.network}.block`, signal, { msgId: `blk:${this.o.network}:${head}:${signal.hash}:${rows.length}` });
+        this.stats.signals += rows.length;
+        this.stats.messages += 1;
+      }
+      await q.query(`UPDATE chain_cursor SET depth_head = $2 WHERE network = $1`, [this.o.network, head]);
     });
   }
 
@@ -281,11 +285,13 @@ export class ChainIndexer {
       await this.publish('tx.reorged', { kind: g.kind, id: g.actor_id }, { type: 'chain.reorged', id: `reorg:${g.tx_hash}:${g.block_hash}`, at: this.now, tx_hash: g.tx_hash, head });
     }
     await this.o.db.tx(async (q) => {
-      await q.query(`UPDATE chain_watch SET block_height = NULL, block_hash = NULL, notified_head = NULL WHERE network = $1 AND block_height > $2`, [this.o.network, fork.height]);
+      await q.query(`UPDATE chain_watch SET block_height = NULL, block_hash = NULL WHERE network = $1 AND block_height > $2`, [this.o.network, fork.height]);
       await q.query(`DELETE FROM chain_blocks WHERE network = $1 AND height > $2`, [this.o.network, fork.height]);
       await q.query(
-        `INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $2, $3)
-         ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
+        // Depth goes back to the fork too: transactions re-included above it are due again.
+        `INSERT INTO chain_cursor (network, height, hash, depth_head) VALUES ($1, $2, $3, $2)
+         ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now(),
+           depth_head = LEAST(chain_cursor.depth_head, EXCLUDED.height)`,
         [this.o.network, fork.height, fork.hash],
       );
     });

@@ -37,7 +37,7 @@ export async function recordBlock(db: Db, network: string, block: FullChainBlock
     `WITH w AS (
        INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
        SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
-       ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, notified_head = NULL),
+       ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash),
      b AS (
        INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $6, $7, $8)
        ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash)
