@@ -225,7 +225,7 @@ results.push(await engineOnly());
 const bare = results[0]!.rps;
 const fmt = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 console.log(`\nbench:api  ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`);
-console.log(databaseTransport());
+console.log(databaseTransport(DATABASE_URL));
 console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${MERCHANTS} merchants' test keys round-robin, limits raised to ${LIMIT}/min via RATE_LIMIT_*`);
 console.log(`${reads.length} intents read back in the GET run\n`);
 console.log('Server CPU: the gateway process (Node); PostgreSQL: its backends; service total = both + nats-server, and the rate two dedicated cores would sustain at that cost (load generator excluded).\n');

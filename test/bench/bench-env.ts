@@ -11,9 +11,9 @@ if (!process.env.DATABASE_URL && !process.env.BENCH_TCP && existsSync(`${SOCKET_
   process.env.DATABASE_URL = `postgres://root@localhost/test?host=${encodeURIComponent(SOCKET_DIR)}`;
 }
 
-/** How the benchmark reaches PostgreSQL, for its header line. */
-export function databaseTransport(): string {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test');
+/** How the benchmark reaches PostgreSQL (`databaseUrl`: the one it uses), for its header line. */
+export function databaseTransport(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
   const socket = url.searchParams.get('host');
   return socket ? `PostgreSQL over the Unix socket in ${socket}` : `PostgreSQL over TCP ${url.hostname}:${url.port || 5432}`;
 }

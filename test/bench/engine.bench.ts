@@ -146,7 +146,7 @@ function pureRate(): number {
 }
 
 console.log(`# bench:engine ${new Date().toISOString()} — ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
-console.log(databaseTransport());
+console.log(databaseTransport(DATABASE_URL));
 pureRate();
 
 const schema = uniqueName('bench');

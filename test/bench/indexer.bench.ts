@@ -20,7 +20,7 @@ import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
-import { openReal, waitFor } from '../helpers/backends.ts';
+import { DATABASE_URL, openReal, waitFor } from '../helpers/backends.ts';
 import { natsServerPid, postgresServerCpu, procCpu } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
 
@@ -34,7 +34,7 @@ const MATCH_EVERY = Number(process.env.BENCH_MATCH_EVERY ?? 1);
 const PIPELINE = Number(process.env.BENCH_PIPELINE ?? 4);
 
 console.log(`# bench:chain indexer ${new Date().toISOString()} — ${os.cpus().length} cores, node ${process.version}`);
-console.log(databaseTransport());
+console.log(databaseTransport(DATABASE_URL));
 console.log(`${BLOCKS} blocks of ${PER_BLOCK} txs timed after ${WARMUP} warm-up blocks; ${fmt(OPEN)} open intents; every ${MATCH_EVERY === 1 ? '' : `${MATCH_EVERY}th `}tx pays one`);
 const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/bench/devnet-child.ts', String(WARMUP + BLOCKS), String(PER_BLOCK)], { stdio: ['pipe', 'pipe', 'inherit'] });
 const first = await new Promise<string>((resolve, reject) => {

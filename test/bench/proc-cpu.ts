@@ -16,13 +16,18 @@ export function procCpu(pid: number): number {
   }
 }
 
+/** Pids of the processes with this exact name (none if pgrep finds none). */
+function pidsNamed(name: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').map(Number).filter((p) => p > 0);
+  } catch {
+    return [];
+  }
+}
+
 /** The local nats-server's pid, if one runs. */
 export function natsServerPid(): number | undefined {
-  try {
-    return Number(execFileSync('pgrep', ['-x', 'nats-server']).toString().trim().split('\n')[0]) || undefined;
-  } catch {
-    return undefined;
-  }
+  return pidsNamed('nats-server')[0];
 }
 
 /**
@@ -52,12 +57,7 @@ export async function backendsCpu<T>(pids: () => Promise<number[]>, work: Promis
 
 /** CPU seconds of every PostgreSQL server process on the machine (backends, WAL writer, checkpointer). */
 export function postgresServerCpu(): number {
-  try {
-    const pids = execFileSync('pgrep', ['-x', 'postgres']).toString().trim().split('\n').map(Number);
-    return pids.reduce((s, pid) => s + procCpu(pid), 0);
-  } catch {
-    return 0;
-  }
+  return pidsNamed('postgres').reduce((s, pid) => s + procCpu(pid), 0);
 }
 
 /** Busy and total jiffies of the whole machine (all cores), from /proc/stat. */

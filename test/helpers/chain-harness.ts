@@ -160,15 +160,12 @@ export class ChainHarness {
   /** Waits until the indexer has scanned the node's head and the actors have caught up. */
   async settle(): Promise<void> {
     const head = await this.rpc.blockNumber();
+    // Scanned to the head and depth signals published for it.
     await waitFor(async () => {
-      const { rows } = await this.b.db.query<{ height: number }>(`SELECT height FROM chain_cursor WHERE network = 'test'`);
-      return (rows[0]?.height ?? -1) >= head;
-    }, 15_000, `indexer at head ${head}`);
-    // Depth signals published for the head.
-    await waitFor(async () => {
-      const { rows } = await this.b.db.query<{ d: number | null }>(`SELECT depth_head AS d FROM chain_cursor WHERE network = 'test'`);
-      return (rows[0]?.d ?? -1) >= head;
-    }, 15_000, 'depth signals');
+      const { rows } = await this.b.db.query<{ height: number; d: number | null }>(`SELECT height, depth_head AS d FROM chain_cursor WHERE network = 'test'`);
+      const c = rows[0];
+      return c !== undefined && c.height >= head && (c.d ?? -1) >= head;
+    }, 15_000, `indexer at head ${head} with depth signals`);
     await new Promise((r) => setTimeout(r, 150));
   }
 

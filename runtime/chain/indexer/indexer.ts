@@ -147,14 +147,20 @@ export class ChainIndexer {
 
   private async followHead(): Promise<void> {
     const head = await this.o.rpc.blockNumber();
-    let cur = await readCursor(this.o.db, this.o.network);
+    const stored = await readCursor(this.o.db, this.o.network);
+    let cur: { height: number; hash: string } | null = stored;
+    // The head depth was last published for, as read above; a reorg lowers it in the database.
+    let depthHead = stored?.depth_head ?? -1;
     if (!cur) {
       const start = Math.min(this.o.startHeight ?? head, head);
       const b = start > 0 ? await this.o.rpc.getBlockByNumber(start - 1, false) : null;
       cur = { height: start - 1, hash: b?.hash ?? '' };
     } else if (cur.height > 0 || cur.hash) {
       const b = await this.o.rpc.getBlockByNumber(cur.height, false);
-      if (!b || b.hash !== cur.hash) cur = await this.reorg(cur, head);
+      if (!b || b.hash !== cur.hash) {
+        cur = await this.reorg(cur, head);
+        depthHead = -1;
+      }
     }
     const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
     const ahead = Math.max(1, this.o.pipeline ?? 4);
@@ -175,6 +181,7 @@ export class ChainIndexer {
       if (tip.hash && block.parent_hash !== tip.hash) {
         await recorded;
         tip = await this.reorg(tip, head);
+        depthHead = -1;
         break;
       }
       const step = this.scanBlock(block, head, recorded);
@@ -185,7 +192,8 @@ export class ChainIndexer {
       if (inflight.length >= ahead) await inflight.shift();
     }
     await recorded;
-    await this.depthSignals(tip);
+    // An idle tick (no new block) costs no depth transaction.
+    if (depthHead < tip.height) await this.depthSignals(tip);
   }
 
   /**

@@ -26,8 +26,15 @@ export async function lookupRefs(db: Db, network: string, refs: string[]): Promi
   return new Map(rows.map((r) => [r.reference, r]));
 }
 
-export async function readCursor(db: Db, network: string): Promise<{ height: number; hash: string } | null> {
-  const { rows } = await db.query<{ height: number; hash: string }>(`SELECT height, hash FROM chain_cursor WHERE network = $1`, [network]);
+export interface Cursor {
+  height: number;
+  hash: string;
+  /** The head depth signals were last published for (migration 0012). */
+  depth_head: number | null;
+}
+
+export async function readCursor(db: Db, network: string): Promise<Cursor | null> {
+  const { rows } = await db.query<Cursor>(`SELECT height, hash, depth_head FROM chain_cursor WHERE network = $1`, [network]);
   return rows[0] ?? null;
 }
 
