@@ -30,9 +30,10 @@ export interface EventBase {
 }
 
 /**
- * A machine's context factory that tolerates a missing input. XState's `transition()` builds a
- * throwaway actor on every call, and that actor computes an initial snapshot without input;
- * a factory that throws there costs an exception (about 60 µs) on every step of every event.
+ * A machine's context factory that tolerates a missing input. XState's `initialTransition()`
+ * builds a throwaway actor on every call (and the step keeps one per machine, step.ts), and
+ * that actor computes an initial snapshot without input; a factory that throws there costs an
+ * exception (about 60 µs) every time.
  * The placeholder is never persisted: restored snapshots bring their own context.
  */
 export function contextFrom<I, C>(factory: (input: I) => C): ({ input }: { input: I }) => C {

@@ -1,4 +1,4 @@
-import { initialTransition, transition, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import { createActor, initialTransition, type AnyStateMachine, type ExecutableActionObject, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import type { DurableMachine, EventBase } from './durable.ts';
 import { effectsOf, type EffectAction } from './effects.ts';
 
@@ -39,17 +39,54 @@ export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom
   return def.machine.resolveState({ value: p.value, context: p.context } as never);
 }
 
+/**
+ * One inert actor scope per machine, reused by every step. XState's `transition()` builds a
+ * throwaway actor per call, and that actor's constructor computes the machine's initial
+ * snapshot: over half of what a step cost (profile of the engine bench). The step is
+ * synchronous and its actions are only collected, never run, so one scope serves every call;
+ * durable machines spawn nothing, so nothing registers in its system.
+ */
+type Scope = Parameters<AnyStateMachine['transition']>[2];
+const scopes = new WeakMap<AnyStateMachine, { scope: Scope; sink: ExecutableActionObject[] }>();
+
+function pureTransition(machine: AnyStateMachine, snapshot: SnapshotFrom<AnyStateMachine>, event: EventFromLogic<AnyStateMachine>): [SnapshotFrom<AnyStateMachine>, ExecutableActionObject[]] {
+  let entry = scopes.get(machine);
+  if (!entry) {
+    const self = createActor(machine);
+    const e: { scope: Scope; sink: ExecutableActionObject[] } = {
+      sink: [],
+      scope: {
+        self,
+        id: '',
+        sessionId: '',
+        system: self.system,
+        logger: () => undefined,
+        defer: () => undefined,
+        emit: () => undefined,
+        stopChild: () => undefined,
+        actionExecutor: (action) => e.sink.push(action),
+      },
+    };
+    scopes.set(machine, e);
+    entry = e;
+  }
+  const actions: ExecutableActionObject[] = [];
+  entry.sink = actions;
+  const next = machine.transition(snapshot, event, entry.scope);
+  return [next, actions];
+}
+
 /** Creates the actor from its create event: initial state, then the create event itself. */
 export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): Accepted {
   const [s0, a0] = initialTransition(def.machine, def.input(event));
-  const [s1, a1] = transition(def.machine, s0, event);
+  const [s1, a1] = pureTransition(def.machine, s0, event);
   return { accepted: true, ...persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
 }
 
 /** The pure step the engine runs inside its transaction. */
 export function step(def: DurableMachine, current: PersistedSnapshot, event: EventFromLogic<AnyStateMachine>): StepResult {
   const prev = restore(def, current);
-  const [next, actions] = transition(def.machine, prev, event);
+  const [next, actions] = pureTransition(def.machine, prev, event);
   const effects = effectsOf(actions);
   if (next === prev && actions.length === 0) {
     return { accepted: false, snapshot: current, status: def.status(prev), effects: [] };
