@@ -1,4 +1,4 @@
-import { createActor, initialTransition, type AnyStateMachine, type ExecutableActionObject, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import { createActor, type AnyStateMachine, type ExecutableActionObject, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import type { DurableMachine, EventBase } from './durable.ts';
 import { effectsOf, type EffectAction } from './effects.ts';
 
@@ -49,7 +49,7 @@ export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom
 type Scope = Parameters<AnyStateMachine['transition']>[2];
 const scopes = new WeakMap<AnyStateMachine, { scope: Scope; sink: ExecutableActionObject[] }>();
 
-function pureTransition(machine: AnyStateMachine, snapshot: SnapshotFrom<AnyStateMachine>, event: EventFromLogic<AnyStateMachine>): [SnapshotFrom<AnyStateMachine>, ExecutableActionObject[]] {
+function inertScope(machine: AnyStateMachine): { scope: Scope; sink: ExecutableActionObject[] } {
   let entry = scopes.get(machine);
   if (!entry) {
     const self = createActor(machine);
@@ -70,15 +70,25 @@ function pureTransition(machine: AnyStateMachine, snapshot: SnapshotFrom<AnyStat
     scopes.set(machine, e);
     entry = e;
   }
-  const actions: ExecutableActionObject[] = [];
-  entry.sink = actions;
-  const next = machine.transition(snapshot, event, entry.scope);
-  return [next, actions];
+  entry.sink = [];
+  return entry;
+}
+
+function pureTransition(machine: AnyStateMachine, snapshot: SnapshotFrom<AnyStateMachine>, event: EventFromLogic<AnyStateMachine>): [SnapshotFrom<AnyStateMachine>, ExecutableActionObject[]] {
+  const entry = inertScope(machine);
+  const actions = entry.sink;
+  return [machine.transition(snapshot, event, entry.scope), actions];
+}
+
+function pureInitial(machine: AnyStateMachine, input: unknown): [SnapshotFrom<AnyStateMachine>, ExecutableActionObject[]] {
+  const entry = inertScope(machine);
+  const actions = entry.sink;
+  return [machine.getInitialSnapshot(entry.scope, input), actions];
 }
 
 /** Creates the actor from its create event: initial state, then the create event itself. */
 export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): Accepted {
-  const [s0, a0] = initialTransition(def.machine, def.input(event));
+  const [s0, a0] = pureInitial(def.machine, def.input(event));
   const [s1, a1] = pureTransition(def.machine, s0, event);
   return { accepted: true, ...persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
 }
