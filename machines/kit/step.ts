@@ -47,13 +47,19 @@ export function restore(def: DurableMachine, p: PersistedSnapshot): SnapshotFrom
  * durable machines spawn nothing, so nothing registers in its system.
  */
 type Scope = Parameters<AnyStateMachine['transition']>[2];
-const scopes = new WeakMap<AnyStateMachine, { scope: Scope; sink: ExecutableActionObject[] }>();
+interface Inert {
+  scope: Scope;
+  /** Where the scope's action executor puts actions: swapped for a fresh array per call. */
+  sink: ExecutableActionObject[];
+}
+const scopes = new WeakMap<AnyStateMachine, Inert>();
 
-function inertScope(machine: AnyStateMachine): { scope: Scope; sink: ExecutableActionObject[] } {
-  let entry = scopes.get(machine);
-  if (!entry) {
+/** Runs `fn` on the machine's reused scope; returns its result and the actions it collected. */
+function collecting<T>(machine: AnyStateMachine, fn: (scope: Scope) => T): [T, ExecutableActionObject[]] {
+  let inert = scopes.get(machine);
+  if (!inert) {
     const self = createActor(machine);
-    const e: { scope: Scope; sink: ExecutableActionObject[] } = {
+    const made: Inert = {
       sink: [],
       scope: {
         self,
@@ -64,39 +70,29 @@ function inertScope(machine: AnyStateMachine): { scope: Scope; sink: ExecutableA
         defer: () => undefined,
         emit: () => undefined,
         stopChild: () => undefined,
-        actionExecutor: (action) => e.sink.push(action),
+        actionExecutor: (action) => made.sink.push(action),
       },
     };
-    scopes.set(machine, e);
-    entry = e;
+    scopes.set(machine, made);
+    inert = made;
   }
-  entry.sink = [];
-  return entry;
-}
-
-function pureTransition(machine: AnyStateMachine, snapshot: SnapshotFrom<AnyStateMachine>, event: EventFromLogic<AnyStateMachine>): [SnapshotFrom<AnyStateMachine>, ExecutableActionObject[]] {
-  const entry = inertScope(machine);
-  const actions = entry.sink;
-  return [machine.transition(snapshot, event, entry.scope), actions];
-}
-
-function pureInitial(machine: AnyStateMachine, input: unknown): [SnapshotFrom<AnyStateMachine>, ExecutableActionObject[]] {
-  const entry = inertScope(machine);
-  const actions = entry.sink;
-  return [machine.getInitialSnapshot(entry.scope, input), actions];
+  const actions: ExecutableActionObject[] = [];
+  inert.sink = actions;
+  return [fn(inert.scope), actions];
 }
 
 /** Creates the actor from its create event: initial state, then the create event itself. */
 export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachine>): Accepted {
-  const [s0, a0] = pureInitial(def.machine, def.input(event));
-  const [s1, a1] = pureTransition(def.machine, s0, event);
+  const m = def.machine;
+  const [s0, a0] = collecting(m, (scope) => m.getInitialSnapshot(scope, def.input(event)));
+  const [s1, a1] = collecting(m, (scope) => m.transition(s0, event, scope));
   return { accepted: true, ...persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
 }
 
 /** The pure step the engine runs inside its transaction. */
 export function step(def: DurableMachine, current: PersistedSnapshot, event: EventFromLogic<AnyStateMachine>): StepResult {
   const prev = restore(def, current);
-  const [next, actions] = pureTransition(def.machine, prev, event);
+  const [next, actions] = collecting(def.machine, (scope) => def.machine.transition(prev, event, scope));
   const effects = effectsOf(actions);
   if (next === prev && actions.length === 0) {
     return { accepted: false, snapshot: current, status: def.status(prev), effects: [] };
