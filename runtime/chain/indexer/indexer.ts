@@ -4,7 +4,7 @@ import type { ActorEnvelope } from '../../engine/actor-host.ts';
 import type { AnmRpcClient } from '../rpc-client.ts';
 import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
 import { releaseLease, tryLease } from './lease.ts';
-import { lookupRefs, pruneBelow, readCursor, recordBlock, type RefRow, type WatchRow } from './store.ts';
+import { lookupRefs, pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
 import { INCLUDED_CHUNK, includedMsgId, includedSubject, type BlockSignal, type IncludedSignal, type IncludedTx } from './signals.ts';
 
 export type { BlockSignal } from './signals.ts';
@@ -13,7 +13,7 @@ export type NetworkName = 'test' | 'live';
 
 export interface IndexerOptions {
   network: NetworkName;
-  rpc: Pick<AnmRpcClient, 'blockNumber' | 'getBlockByNumber' | 'pendingTransactions' | 'getTransactionReceipt'>;
+  rpc: Pick<AnmRpcClient, 'blockNumber' | 'getBlockByNumber' | 'prefetchFullBlock' | 'pendingTransactions' | 'getTransactionReceipt'>;
   db: Db;
   bus: Bus;
   /** Lease holder name; unique per process. */
@@ -164,18 +164,18 @@ export class ChainIndexer {
     }
     const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
     const ahead = Math.max(1, this.o.pipeline ?? 4);
-    const fetches = new Map<number, Promise<FullChainBlock | null>>();
+    const fetches = new Map<number, Promise<() => FullChainBlock | null>>();
     const inflight: Promise<void>[] = [];
     let recorded: Promise<void> = Promise.resolve();
     let tip = cur;
     for (let h = cur.height + 1; h <= last; h++) {
       for (let k = h; k <= Math.min(last, h + ahead - 1); k++) {
         if (fetches.has(k)) continue;
-        const f = this.o.rpc.getBlockByNumber(k, true);
+        const f = this.o.rpc.prefetchFullBlock(k);
         f.catch(() => undefined); // awaited below, or dropped unread when the loop stops early
         fetches.set(k, f);
       }
-      const block = await fetches.get(h)!;
+      const block = (await fetches.get(h)!)();
       fetches.delete(h);
       if (!block) break;
       if (tip.hash && block.parent_hash !== tip.hash) {
@@ -214,30 +214,38 @@ export class ChainIndexer {
       included.push({ kind: ref.kind, id: ref.actor_id, tx_hash: tx.hash, from: tx.from, ...legs, receipt: tx.status });
       watch.push([tx.hash, ref.actor_id, ref.kind, ref.required]);
     }
-    await this.publishIncluded(block, head, included);
+    // Nothing below touches the transactions again: with only these kept across the awaits, a
+    // block's parsed transactions die young instead of surviving (and being copied by) the
+    // scavenges that run while the pipeline waits on NATS and PostgreSQL.
+    const ref: BlockRef = { height: block.height, hash: block.hash, parent_hash: block.parent_hash };
+    const txCount = block.transactions.length;
+    await this.publishIncluded(ref, head, included);
     await before;
-    await recordBlock(this.o.db, this.o.network, block, watch);
-    if (block.height % 32 === 0) await pruneBelow(this.o.db, this.o.network, block.height - (this.o.horizon ?? 128));
+    await recordBlock(this.o.db, this.o.network, ref, watch);
+    if (ref.height % 32 === 0) await pruneBelow(this.o.db, this.o.network, ref.height - (this.o.horizon ?? 128));
     this.stats.blocks += 1;
-    this.stats.txs += block.transactions.length;
+    this.stats.txs += txCount;
   }
 
   /**
    * One message per block (chunked) instead of one per transaction: the router fans it out.
    * Published before the cursor moves past the block, so a crash re-publishes, never skips.
    */
-  private async publishIncluded(block: FullChainBlock, head: number, txs: IncludedTx[]): Promise<void> {
-    if (txs.length === 0) return;
+  private async publishIncluded(block: BlockRef, head: number, txs: IncludedTx[]): Promise<void> {
+    const n = txs.length;
+    if (n === 0) return;
     const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now };
     const sends: Promise<void>[] = [];
-    for (let i = 0; i < txs.length; i += INCLUDED_CHUNK) {
+    for (let i = 0; i < n; i += INCLUDED_CHUNK) {
       const signal: IncludedSignal = { ...base, txs: txs.slice(i, i + INCLUDED_CHUNK) };
       sends.push(this.o.bus.publish(includedSubject(this.o.network), signal, { msgId: includedMsgId(this.o.network, signal, i / INCLUDED_CHUNK) }));
     }
+    // The signals are encoded by now: only counts stay reachable while the acknowledgements come back.
+    const messages = sends.length;
     await Promise.all(sends);
-    this.stats.matched += txs.length;
-    this.stats.signals += txs.length;
-    this.stats.messages += sends.length;
+    this.stats.matched += n;
+    this.stats.signals += n;
+    this.stats.messages += messages;
   }
 
   /**

@@ -5,6 +5,9 @@
 import type { Db } from '../../../storage/db.ts';
 import type { FullChainBlock } from '../rpc-types.ts';
 
+/** What the cursor and the hash table keep of a block (its transactions are not needed once matched). */
+export type BlockRef = Pick<FullChainBlock, 'height' | 'hash' | 'parent_hash'>;
+
 export interface RefRow {
   reference: string;
   actor_id: string;
@@ -39,7 +42,7 @@ export async function readCursor(db: Db, network: string): Promise<Cursor | null
 }
 
 /** Watch rows, the block hash and the cursor in one statement (one implicit transaction). */
-export async function recordBlock(db: Db, network: string, block: FullChainBlock, watch: readonly WatchRow[]): Promise<void> {
+export async function recordBlock(db: Db, network: string, block: BlockRef, watch: readonly WatchRow[]): Promise<void> {
   await db.query(
     `WITH w AS (
        INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
