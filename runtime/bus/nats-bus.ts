@@ -12,6 +12,7 @@ import {
 } from 'nats';
 import type { Bus, BusMessage, ConsumeOptions, Subscription } from './types.ts';
 import { STREAMS } from './types.ts';
+import { jsonBytes } from './json-bytes.ts';
 
 export interface NatsBusOptions {
   url: string;
@@ -75,7 +76,7 @@ export class NatsBus implements Bus {
   }
 
   async publish(subject: string, data: unknown, opts: { msgId?: string } = {}): Promise<void> {
-    await this.js.publish(`${this.namespace}.${subject}`, codec.encode(data), opts.msgId ? { msgID: opts.msgId } : undefined);
+    await this.js.publish(`${this.namespace}.${subject}`, jsonBytes(data), opts.msgId ? { msgID: opts.msgId } : undefined);
   }
 
   async consume(opts: ConsumeOptions): Promise<Subscription> {
@@ -135,7 +136,7 @@ export class NatsBus implements Bus {
   }
 
   emit(subject: string, data: unknown): void {
-    this.nc.publish(`${this.namespace}.${subject}`, codec.encode(data));
+    this.nc.publish(`${this.namespace}.${subject}`, jsonBytes(data));
   }
 
   listen(subject: string, fn: (subject: string, data: unknown) => void): Subscription {
