@@ -3,9 +3,9 @@
  * UTF-8 encoder first flattens into one string, in V8's large-object space once past 128 kB:
  * fresh pages, each a page fault, and on this project's 2-core guest a fault costs ~12 µs
  * (docs/benchmarks.md). The indexer's block signal (1,000 transactions, ~280 kB) paid that
- * three times per block. Here a top-level array past ELEMENTS_INLINE is written element by
- * element, each element a small flat string, straight into one buffer; everything else is
- * what JSON.stringify gives. The bytes decode to the same value as JSON.stringify's.
+ * three times per block. Here an object's property whose value is an array of more than
+ * ELEMENTS_INLINE elements is written element by element, each element a small flat string,
+ * straight into one buffer; everything else is what JSON.stringify gives. The bytes decode to the same value as JSON.stringify's.
  */
 const ELEMENTS_INLINE = 64;
 

@@ -127,7 +127,7 @@ export class AnmRpcClient {
   getBlockByNumber(tag: BlockTag, full: true): Promise<FullChainBlock | null>;
   getBlockByNumber(tag: BlockTag, full?: false): Promise<ChainBlock | null>;
   getBlockByNumber(tag: BlockTag, full = false): Promise<ChainBlock | FullChainBlock | null> {
-    return full ? this.call('anm_getBlockByNumber', [tag, true], fullBlockOrNull) : this.call('anm_getBlockByNumber', [tag, false], blockOrNull);
+    return full ? this.prefetchFullBlock(tag).then((parse) => parse()) : this.call('anm_getBlockByNumber', [tag, false], blockOrNull);
   }
 
   /**

@@ -240,12 +240,11 @@ export class ChainIndexer {
       const signal: IncludedSignal = { ...base, txs: txs.slice(i, i + INCLUDED_CHUNK) };
       sends.push(this.o.bus.publish(includedSubject(this.o.network), signal, { msgId: includedMsgId(this.o.network, signal, i / INCLUDED_CHUNK) }));
     }
-    // The signals are encoded by now: only counts stay reachable while the acknowledgements come back.
-    const messages = sends.length;
+    // The signals are encoded by now; only their count is used once the acknowledgements are back.
     await Promise.all(sends);
     this.stats.matched += n;
     this.stats.signals += n;
-    this.stats.messages += messages;
+    this.stats.messages += sends.length;
   }
 
   /**
