@@ -1,5 +1,4 @@
 import type { DurableMachine, EventBase } from '../../machines/kit/durable.ts';
-import type { EffectAction } from '../../machines/kit/effects.ts';
 import { create, step, type PersistedSnapshot, type Accepted } from '../../machines/kit/step.ts';
 import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
@@ -7,7 +6,7 @@ import { actorSubject } from '../bus/subjects.ts';
 import { isRetryable, MalformedEventError, redeliveryDelayMs, UnknownActorError, VersionConflictError } from './errors.ts';
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
-import { webhookEventId } from './webhook-id.ts';
+import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
 
@@ -74,20 +73,6 @@ interface LockedRow {
   snapshot: PersistedSnapshot;
   merchant: string | null;
   mode: string | null;
-}
-
-interface OutboxRow {
-  msg_id: string;
-  subject: string;
-  payload: unknown;
-}
-
-interface TimerRow {
-  name: string;
-  kind: string;
-  event_type: string;
-  fire_at: string;
-  generation: number;
 }
 
 // An event the cached row does not accept, recorded only if the row still has that version
@@ -185,10 +170,8 @@ export class ActorHost {
    */
   private async createInOneStatement(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult | null> {
     const created = create(def, event);
-    // An actor created through another actor's `sendTo` names its owner in the create event.
-    const merchant = target.merchant ?? (typeof event.merchant_id === 'string' ? event.merchant_id : null);
-    const mode = target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null);
-    const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, 1, created.effects, merchant, mode, null);
+    const { merchant, mode } = ownerOf(target, event);
+    const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, 1, created.effects, { merchant, mode }, null);
     const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
     const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json];
     if (parts.outbox) params.push(JSON.stringify(outbox));
@@ -208,9 +191,7 @@ export class ActorHost {
     if (!row) {
       if (event.type !== def.createEvent) throw new UnknownActorError(target.id);
       const created = create(def, event);
-      // An actor created through another actor's `sendTo` names its owner in the create event.
-      const merchant = target.merchant ?? (typeof event.merchant_id === 'string' ? event.merchant_id : null);
-      const mode = target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null);
+      const { merchant, mode } = ownerOf(target, event);
       const inserted = await q.query(
         `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ON CONFLICT (id) DO NOTHING`,
@@ -263,7 +244,7 @@ export class ActorHost {
     merchant: string | null,
     mode: string | null,
   ) {
-    const { outbox, timerUpserts, timerDeletes } = this.plan(def, target.id, version, next.effects, merchant, mode, timerEventName(event));
+    const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, version, next.effects, { merchant, mode }, timerEventName(event));
     const parts: WriteParts = { update: how === 'update', fast: how === 'fast', outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
     const params: SqlParam[] = [target.id, event.id, version, JSON.stringify(event), stateBefore, next.status, event.at];
     if (parts.outbox) params.push(JSON.stringify(outbox));
@@ -271,37 +252,6 @@ export class ActorHost {
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
     if (how !== 'insert') params.push(next.json);
     return q.query(writeStatement(parts), params);
-  }
-
-  /** Turns effect actions into outbox rows and net timer operations (last operation per name wins). */
-  private plan(def: DurableMachine, actorId: string, version: number, effects: EffectAction[], merchant: string | null, mode: string | null, firedTimer: string | null) {
-    const outbox: OutboxRow[] = [];
-    const timers = new Map<string, TimerRow | null>();
-    // The timer that just fired is spent unless the step schedules it again.
-    if (firedTimer) timers.set(firedTimer, null);
-    effects.forEach((fx, i) => {
-      const msgId = `${actorId}:${version}:${i}`;
-      switch (fx.type) {
-        case 'emitWebhook': {
-          const id = webhookEventId(merchant ?? '', fx.params.type, fx.params.data);
-          const envelope = { id, type: fx.params.type, created: Math.floor(fx.params.created / 1000), data: fx.params.data };
-          outbox.push({ msg_id: msgId, subject: `fx.webhook.${mode ?? 'test'}`, payload: { merchant, mode, actor_id: actorId, kind: def.kind, event: envelope } });
-          break;
-        }
-        case 'sendTo':
-          outbox.push({ msg_id: fx.params.event.id, subject: actorSubject(fx.params.kind, fx.params.actorId), payload: { target: { kind: fx.params.kind, id: fx.params.actorId }, event: fx.params.event } });
-          break;
-        case 'scheduleTimer':
-          timers.set(fx.params.name, { name: fx.params.name, kind: def.kind, event_type: fx.params.event, fire_at: new Date(fx.params.at).toISOString(), generation: version });
-          break;
-        case 'cancelTimer':
-          timers.set(fx.params.name, null);
-          break;
-      }
-    });
-    const timerUpserts = [...timers.values()].filter((t): t is TimerRow => t !== null);
-    const timerDeletes = [...timers.entries()].filter(([, t]) => t === null).map(([n]) => n);
-    return { outbox, timerUpserts, timerDeletes };
   }
 
   private result(outcome: Outcome, def: DurableMachine, actorId: string, version: number, status: string, snapshot: PersistedSnapshot, merchant: string | null, mode: string | null): ApplyResult {
@@ -369,4 +319,12 @@ export class ActorHost {
 
 function timerEventName(event: EventBase & Record<string, unknown>): string | null {
   return typeof event.timer === 'string' ? event.timer : null;
+}
+
+/** An actor created through another actor's `sendTo` names its owner in the create event. */
+function ownerOf(target: ActorTarget, event: EventBase & Record<string, unknown>): { merchant: string | null; mode: 'live' | 'test' | null } {
+  return {
+    merchant: target.merchant ?? (typeof event.merchant_id === 'string' ? event.merchant_id : null),
+    mode: target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null),
+  };
 }
