@@ -4,8 +4,6 @@ import { Sender, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
 import { CLAIM_MAX, CLAIM_SQL, DISABLE_SQL, RECORD_SQL, type ClaimedDelivery, type Outcome } from './worker-sql.ts';
 
-export type { ClaimedDelivery } from './worker-sql.ts';
-
 /**
  * Sends due deliveries. A claim (FOR UPDATE SKIP LOCKED) bumps `attempts` and sets
  * `lease_until` in one statement, so no other process (or this one) takes the same delivery

@@ -7,9 +7,10 @@
  * CPU per event, 0.30 vs 0.36 ms at 16, docs/benchmarks.md), BENCH_LATENCY_CONCURRENCY
  * (default 12: a second run with fewer events in flight, for the p99 target; by Little's law
  * 64 in flight at 3,000/s already means 21 ms on average. The tail is set by stalls in which
- * no commit completes for 6-50 ms, about every 540 ms while a checkpoint spreads its writes:
- * every event in flight waits them out, so 16 in flight put ~1.5 % of events past 20 ms and
- * 12 about 1 %, at the same rate; docs/benchmarks.md, fifth session).
+ * no commit completes for 6-50 ms, seen about every 540 ms while a checkpoint spread its
+ * writes: every event in flight waits a stall out, so at 16 in flight the stalls alone made
+ * up the slowest 1 % of a run, and 12 in flight held p99 lower at the same rate;
+ * docs/benchmarks.md, fifth session).
  * Each PostgreSQL run also reports CPU per event (this process + its PostgreSQL backends, from
  * /proc), which does not swing with other work on a shared machine the way wall rates do.
  */
