@@ -1,4 +1,4 @@
-import type { ActorTarget, ApplyResult } from '../runtime/engine/actor-host.ts';
+import type { ActorTarget, ApplyResult } from '../runtime/engine/actor-types.ts';
 import type { Treasury } from '../runtime/merchant/bootstrap.ts';
 import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
 import type { CheckoutReads } from '../runtime/merchant/checkout-reads.ts';

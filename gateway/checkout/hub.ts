@@ -6,7 +6,7 @@
  * subscription per process (runtime/engine/snapshot-feed.ts).
  */
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
-import type { SnapshotFeedItem } from '../../runtime/engine/actor-host.ts';
+import type { SnapshotFeedItem } from '../../runtime/engine/actor-types.ts';
 import type { SnapshotFeed } from '../../runtime/engine/snapshot-feed.ts';
 import type { CheckoutRow } from '../../runtime/merchant/checkout-reads.ts';
 

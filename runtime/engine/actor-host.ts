@@ -9,50 +9,7 @@ import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
-
-export interface ActorTarget {
-  kind: string;
-  id: string;
-  /** Owner columns, taken when the create event brings the actor into being. */
-  merchant?: string | null;
-  mode?: 'live' | 'test' | null;
-}
-
-export type Outcome = 'applied' | 'ignored' | 'duplicate' | 'stale_timer';
-
-export interface ApplyResult {
-  outcome: Outcome;
-  actorId: string;
-  kind: string;
-  merchant: string | null;
-  mode: string | null;
-  version: number;
-  status: string;
-  snapshot: PersistedSnapshot;
-}
-
-/** What travels on `actor.<kind>.<partition>` subjects. */
-export interface ActorEnvelope {
-  target: ActorTarget;
-  event: EventBase & Record<string, unknown>;
-}
-
-/** Published after commit on `snap.<kind>.<id>`: the live feed for SSE and the visualizer. */
-export interface SnapshotFeedItem {
-  id: string;
-  kind: string;
-  merchant: string | null;
-  mode: string | null;
-  version: number;
-  status: string;
-  snapshot: PersistedSnapshot;
-  event: string;
-}
-
-export interface ActorHostHooks {
-  /** Runs after commit and before the bus ack; fault tests kill the process here. */
-  afterCommit?(result: ApplyResult, event: EventBase): void | Promise<void>;
-}
+import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, Outcome, SnapshotFeedItem } from './actor-types.ts';
 
 export interface ActorHostDeps {
   db: Db;

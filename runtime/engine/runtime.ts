@@ -1,6 +1,7 @@
 import type { Db } from '../../storage/db.ts';
 import type { Bus } from '../bus/types.ts';
-import { ActorHost, type ActorHostHooks } from './actor-host.ts';
+import { ActorHost } from './actor-host.ts';
+import type { ActorHostHooks } from './actor-types.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 import type { MachineRegistry } from './registry.ts';
 import { SnapshotFeed } from './snapshot-feed.ts';

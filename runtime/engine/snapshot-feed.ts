@@ -1,5 +1,5 @@
 import type { Bus, Subscription } from '../bus/types.ts';
-import type { SnapshotFeedItem } from './actor-host.ts';
+import type { SnapshotFeedItem } from './actor-types.ts';
 
 type Listener = (item: SnapshotFeedItem) => void;
 

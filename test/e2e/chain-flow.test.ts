@@ -5,7 +5,6 @@
  * signed with `anmpay refund sign`. Real PostgreSQL + NATS when reachable (own schema and
  * namespace), the embedded pair otherwise.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { startServices, type Services } from '../../runtime/services.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { verifyIndependently } from '../webhooks/independent-verifier.ts';
 import { Receiver } from '../webhooks/receiver.ts';
+import { cliJson } from '../helpers/cli.ts';
 
 type Json = Record<string, unknown>;
 let services: Services;
@@ -27,27 +27,8 @@ let receiver: Receiver;
 let webhookSecret: string;
 let merchant: { merchant_id: string; keys: { test: { secret: string }; live: { secret: string } } };
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<Json> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', ...args, '--json'], {
-      env: { ...process.env, ANMPAY_URL: base, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => {
-      try {
-        const doc = JSON.parse(out.trim().split('\n').at(-1) ?? '') as Json;
-        if (code === 0) resolve(doc);
-        else reject(new Error(`anmpay ${args.join(' ')} exited ${code}: ${out} ${err}`));
-      } catch {
-        reject(new Error(`anmpay ${args.join(' ')}: no JSON (exit ${code}): ${out} ${err}`));
-      }
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}): Promise<Json> =>
+  cliJson<Json>(args, { ANMPAY_URL: base, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken, ...env });
 
 async function api(method: string, p: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
   const res = await fetch(base + p, {

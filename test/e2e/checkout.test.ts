@@ -7,7 +7,6 @@
  * Skipped, with a message, only when /usr/bin/chromium is absent and REQUIRE_SERVICES is not
  * set; CI installs chromium (.ci/run) and sets REQUIRE_SERVICES=1, so there it must run.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -19,6 +18,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.ts';
 import { startServices, type Services } from '../../runtime/services.ts';
+import { cliJson } from '../helpers/cli.ts';
+import { merchantPage } from './merchant-page.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -44,23 +45,8 @@ let publishableKey: string;
 let wallet: string;
 const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
 
-function cli(args: string[]): Promise<CliJson> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', ...args, '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, ANMPAY_URL: svc, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`anmpay ${args.join(' ')} exited ${code}: ${out}${err}`));
-      else resolve(JSON.parse(out) as CliJson);
-    });
-  });
-}
+const cli = (args: string[]): Promise<CliJson> =>
+  cliJson<CliJson>(args, { ANMPAY_URL: svc, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
 
 async function api(method: string, p: string, body?: unknown, auth = secretKey): Promise<Record<string, unknown>> {
   const res = await fetch(`${svc}${p}`, {
@@ -82,24 +68,6 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ART
 /** The status the page shows (`<anm-status>` in the checkout's shadow DOM; Playwright pierces open roots). */
 const statusBox = (page: Page, status: string) => page.locator(`anm-status section[data-status="${status}"]`);
 
-/** A merchant's page on another origin that uses widget.js with its publishable key and records the callbacks. */
-function merchantPage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Merchant</title></head><body>
-<h1>Merchant test shop</h1><button id="buy">Buy</button>
-<script src="${svc}/widget.js"></script>
-<script>
-  window.events = [];
-  window.anm = AnmPay(${JSON.stringify(publishableKey)});
-  window.openCheckout = function (id) {
-    return !!window.anm.open(id, {
-      onSuccess: function (p) { window.events.push({ t: 'success', status: p.status, id: p.id }); },
-      onCancel: function (i) { window.events.push({ t: 'cancel', status: i.status }); },
-      onStatus: function (s) { window.events.push({ t: 'status', status: s.status }); }
-    });
-  };
-</script></body></html>`;
-}
-
 describe.skipIf(skip)('hosted checkout and widget in headless Chromium', () => {
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`REQUIRE_SERVICES=1 but ${CHROMIUM} is missing: apt-get install -y chromium`);
@@ -119,7 +87,7 @@ describe.skipIf(skip)('hosted checkout and widget in headless Chromium', () => {
     services = await startServices(config);
     svc = services.http.url;
 
-    merchantSite = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(merchantPage()));
+    merchantSite = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(merchantPage(svc, publishableKey)));
     await new Promise<void>((r) => merchantSite.listen(0, '127.0.0.1', r));
     merchantUrl = `http://127.0.0.1:${(merchantSite.address() as AddressInfo).port}`;
 

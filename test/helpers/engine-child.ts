@@ -11,7 +11,7 @@ import { NatsBus } from '../../runtime/bus/nats-bus.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, NATS_URL } from './backends.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
-import type { ActorTarget } from '../../runtime/engine/actor-host.ts';
+import type { ActorTarget } from '../../runtime/engine/actor-types.ts';
 
 const env = process.env;
 const real = env.BACKEND === 'real';

@@ -15,6 +15,7 @@ import { signingBytes } from '../../machines/chain/index.ts';
 import { readWalletFile } from '../../runtime/chain/codec/keys.ts';
 import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const API_KEY = 'ask_test_stubstubstubstubstubstubstubstub';
@@ -63,27 +64,15 @@ interface Run {
   json: Record<string, unknown> & { error?: { code: string; message: string } };
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ANMPAY_DEVNET_URL: devnet.url, ANMPAY_URL: stubUrl, ANMPAY_DATA_DIR: dataDir, ANMPAY_API_KEY: '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let json = {} as Run['json'];
-      try {
-        json = JSON.parse(stdout) as Run['json'];
-      } catch {
-        /* text output */
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
+async function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const r = await runCli(args, { ANMPAY_DEVNET_URL: devnet.url, ANMPAY_URL: stubUrl, ANMPAY_DATA_DIR: dataDir, ANMPAY_API_KEY: '', ...env });
+  let json = {} as Run['json'];
+  try {
+    json = JSON.parse(r.stdout) as Run['json'];
+  } catch {
+    /* text output */
+  }
+  return { ...r, json };
 }
 
 async function ok(args: string[], env?: Record<string, string>): Promise<Run['json']> {

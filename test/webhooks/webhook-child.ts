@@ -7,7 +7,7 @@
  */
 import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
-import type { ActorTarget } from '../../runtime/engine/actor-host.ts';
+import type { ActorTarget } from '../../runtime/engine/actor-types.ts';
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { Engine } from '../../runtime/engine/runtime.ts';
 import { WebhookRuntime } from '../../runtime/webhooks/service.ts';

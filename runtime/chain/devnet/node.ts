@@ -10,6 +10,7 @@ import { verifyTransaction } from '../codec/verify.ts';
 import { RpcError } from '../rpc-errors.ts';
 import { U64_MAX, type HeadRef, type NonceTag, type ReorgResult } from '../rpc-types.ts';
 import { ZERO_HASH, makeBlock, type Block, type BlockTx, type PoolTx } from './block.ts';
+import { Mempool } from './mempool.ts';
 
 export interface DevnetOptions {
   network: NetworkName;
@@ -40,10 +41,7 @@ export class DevnetNode {
   private readonly blocks: Block[] = [];
   private readonly balances = new Map<string, bigint>();
   private readonly nonces = new Map<string, bigint>();
-  /** Mempool in arrival order (transactions returned by a reorg go first). */
-  private mempool: PoolTx[] = [];
-  private readonly pendingByHash = new Map<string, PoolTx>();
-  private readonly pendingBySender = new Map<string, Map<bigint, PoolTx>>();
+  private readonly mempool = new Mempool();
   private readonly included = new Map<string, TxLocation>();
   private serial = 0;
   private blockMs = 0;
@@ -89,7 +87,7 @@ export class DevnetNode {
   }
 
   pending(): readonly PoolTx[] {
-    return this.mempool;
+    return this.mempool.all();
   }
 
   findIncluded(hash: string): { block: Block; index: number; tx: BlockTx } | undefined {
@@ -99,7 +97,7 @@ export class DevnetNode {
   }
 
   findPending(hash: string): PoolTx | undefined {
-    return this.pendingByHash.get(hash);
+    return this.mempool.get(hash);
   }
 
   // ---- writes ------------------------------------------------------------------------
@@ -109,7 +107,7 @@ export class DevnetNode {
     const v = verifyTransaction(hex, { chainId: this.chainId, hrp: this.hrp });
     if (!v.ok) throw RpcError.of('tx_rejected', v.error.code, `transaction rejected: ${v.error.code}: ${v.error.message}`);
     const { tx, hash, from } = v;
-    if (this.pendingByHash.has(hash)) throw RpcError.of('already_known', 'already_known', `transaction ${hash} is already in the mempool`, { tx_hash: hash });
+    if (this.mempool.get(hash)) throw RpcError.of('already_known', 'already_known', `transaction ${hash} is already in the mempool`, { tx_hash: hash });
     const accountNonce = this.accountNonce(from);
     if (tx.nonce < accountNonce) {
       throw RpcError.of('nonce_rejected', 'nonce_too_low', `nonce ${tx.nonce} of ${from} is already used (replayed transaction); the next nonce is ${this.nextNonce(from)}`, {
@@ -117,7 +115,7 @@ export class DevnetNode {
         next_nonce: this.nextNonce(from).toString(),
       });
     }
-    const taken = this.pendingBySender.get(from)?.get(tx.nonce);
+    const taken = this.mempool.withNonce(from, tx.nonce);
     if (taken) {
       throw RpcError.of('nonce_rejected', 'nonce_pending', `nonce ${tx.nonce} of ${from} is already used by pending transaction ${taken.hash}`, {
         nonce: tx.nonce.toString(),
@@ -133,7 +131,7 @@ export class DevnetNode {
     }
     if (tx.fee < this.minFee) throw RpcError.of('tx_rejected', 'fee_too_low', `fee ${tx.fee} nANM is below this node's minimum of ${this.minFee}`);
     const total = tx.outputs.reduce((s, o) => s + o.amount, tx.fee);
-    this.enqueue([{ hash, from, tx, total }], 'back');
+    this.mempool.add([{ hash, from, tx, total }], 'back');
     return hash;
   }
 
@@ -163,7 +161,7 @@ export class DevnetNode {
     this.blocks.length = forkHeight + 1;
     const dropSet = new Set(drop);
     const back = removed.flatMap((b) => b.txs.map((t) => t.pool)).filter((p) => !dropSet.has(p.hash));
-    this.enqueue(back, 'front');
+    this.mempool.add(back, 'front');
     const added = this.mine(depth + 1);
     return {
       fork_height: forkHeight,
@@ -217,28 +215,7 @@ export class DevnetNode {
   }
 
   private nextNonce(address: string): bigint {
-    const pending = this.pendingBySender.get(address);
-    let n = this.accountNonce(address);
-    while (pending?.has(n)) n++;
-    return n;
-  }
-
-  private enqueue(txs: PoolTx[], where: 'front' | 'back'): void {
-    for (const p of txs) {
-      this.pendingByHash.set(p.hash, p);
-      let bySender = this.pendingBySender.get(p.from);
-      if (!bySender) this.pendingBySender.set(p.from, (bySender = new Map<bigint, PoolTx>()));
-      bySender.set(p.tx.nonce, p);
-    }
-    if (where === 'back') this.mempool.push(...txs);
-    else this.mempool = [...txs, ...this.mempool];
-  }
-
-  private unqueue(p: PoolTx): void {
-    this.pendingByHash.delete(p.hash);
-    const bySender = this.pendingBySender.get(p.from);
-    bySender?.delete(p.tx.nonce);
-    if (bySender?.size === 0) this.pendingBySender.delete(p.from);
+    return this.mempool.nextNonce(address, this.accountNonce(address));
   }
 
   /**
@@ -249,7 +226,7 @@ export class DevnetNode {
   private mineOne(): Block {
     const parent = this.head;
     const txs: BlockTx[] = [];
-    let queue = this.mempool;
+    let queue = this.mempool.all();
     for (;;) {
       const waiting: PoolTx[] = [];
       let progressed = false;
@@ -260,21 +237,21 @@ export class DevnetNode {
         }
         const nonce = this.accountNonce(p.from);
         if (p.tx.nonce < nonce) {
-          this.unqueue(p);
+          this.mempool.forget(p);
           continue;
         }
         if (p.tx.nonce > nonce) {
           waiting.push(p);
           continue;
         }
-        this.unqueue(p);
+        this.mempool.forget(p);
         txs.push(this.execute(p));
         progressed = true;
       }
       queue = waiting;
       if (!progressed || waiting.length === 0 || txs.length >= this.maxBlockTxs) break;
     }
-    this.mempool = queue;
+    this.mempool.keep([...queue]);
     const block = makeBlock(
       { chain_id: this.chainId, height: parent.height + 1, parent_hash: parent.hash, timestamp: Math.max(this.now(), parent.timestamp), serial: this.serial++ },
       txs,

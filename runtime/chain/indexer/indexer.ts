@@ -1,10 +1,11 @@
 import type { Db } from '../../../storage/db.ts';
 import type { Bus } from '../../bus/types.ts';
-import type { ActorEnvelope } from '../../engine/actor-host.ts';
+import type { ActorEnvelope } from '../../engine/actor-types.ts';
 import type { AnmRpcClient } from '../rpc-client.ts';
 import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
 import { releaseLease, tryLease } from './lease.ts';
 import { lookupRefs, pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
+import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, storedBlocksFrom, watchedAbove } from './store-depth.ts';
 import { INCLUDED_CHUNK, includedMsgId, includedSubject, type BlockSignal, type IncludedSignal, type IncludedTx } from './signals.ts';
 
 export type { BlockSignal } from './signals.ts';
@@ -257,14 +258,9 @@ export class ChainIndexer {
     const head = tip.height;
     if (head < 0) return;
     await this.o.db.tx(async (q) => {
-      const { rows: cur } = await q.query<{ depth_head: number | null }>(`SELECT depth_head FROM chain_cursor WHERE network = $1 FOR UPDATE`, [this.o.network]);
-      const last = cur[0]?.depth_head ?? -1;
-      if (cur.length === 0 || last >= head) return;
-      const { rows } = await q.query<{ actor_id: string; kind: string }>(
-        `SELECT actor_id, kind FROM chain_watch
-          WHERE network = $1 AND block_height IS NOT NULL AND block_height + required - 1 > $3 AND block_height <= $2`,
-        [this.o.network, head, last],
-      );
+      const last = await lockDepthHead(q, this.o.network);
+      if (last === null || last >= head) return;
+      const rows = await inSettlementWindow(q, this.o.network, last, head);
       if (rows.length > 0) {
         const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
         // One block signal names every actor inside the settlement window; the router fans it out.
@@ -273,17 +269,14 @@ export class ChainIndexer {
         this.stats.signals += rows.length;
         this.stats.messages += 1;
       }
-      await q.query(`UPDATE chain_cursor SET depth_head = $2 WHERE network = $1`, [this.o.network, head]);
+      await setDepthHead(q, this.o.network, head);
     });
   }
 
   /** Walks back to the fork point, tells every actor whose tx left the chain, rewinds the cursor. */
   private async reorg(cur: { height: number; hash: string }, head: number): Promise<{ height: number; hash: string }> {
     this.stats.reorgs += 1;
-    const { rows: stored } = await this.o.db.query<{ height: number; hash: string }>(
-      `SELECT height, hash FROM chain_blocks WHERE network = $1 AND height <= $2 ORDER BY height DESC`,
-      [this.o.network, cur.height],
-    );
+    const stored = await storedBlocksFrom(this.o.db, this.o.network, cur.height);
     let fork = { height: (stored.at(-1)?.height ?? 0) - 1, hash: '' };
     for (const s of stored) {
       const b = await this.o.rpc.getBlockByNumber(s.height, false);
@@ -292,24 +285,11 @@ export class ChainIndexer {
         break;
       }
     }
-    const { rows: gone } = await this.o.db.query<{ tx_hash: string; actor_id: string; kind: string; block_hash: string }>(
-      `SELECT tx_hash, actor_id, kind, block_hash FROM chain_watch WHERE network = $1 AND block_height > $2`,
-      [this.o.network, fork.height],
-    );
+    const gone = await watchedAbove(this.o.db, this.o.network, fork.height);
     for (const g of gone) {
       await this.publish('tx.reorged', { kind: g.kind, id: g.actor_id }, { type: 'chain.reorged', id: `reorg:${g.tx_hash}:${g.block_hash}`, at: this.now, tx_hash: g.tx_hash, head });
     }
-    await this.o.db.tx(async (q) => {
-      await q.query(`UPDATE chain_watch SET block_height = NULL, block_hash = NULL WHERE network = $1 AND block_height > $2`, [this.o.network, fork.height]);
-      await q.query(`DELETE FROM chain_blocks WHERE network = $1 AND height > $2`, [this.o.network, fork.height]);
-      await q.query(
-        // Depth goes back to the fork too: transactions re-included above it are due again.
-        `INSERT INTO chain_cursor (network, height, hash, depth_head) VALUES ($1, $2, $3, $2)
-         ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now(),
-           depth_head = LEAST(chain_cursor.depth_head, EXCLUDED.height)`,
-        [this.o.network, fork.height, fork.hash],
-      );
-    });
+    await rewindTo(this.o.db, this.o.network, fork);
     return fork;
   }
 }

@@ -1,5 +1,6 @@
 import type { Bus, Subscription } from '../../bus/types.ts';
-import type { ActorEnvelope, ActorHost } from '../../engine/actor-host.ts';
+import type { ActorHost } from '../../engine/actor-host.ts';
+import type { ActorEnvelope } from '../../engine/actor-types.ts';
 import { isRetryable, redeliveryDelayMs } from '../../engine/errors.ts';
 import { signalEnvelopes } from './signals.ts';
 

@@ -4,7 +4,7 @@
  * one message each (not one per actor): a JetStream publish and its ack cost far more than
  * the few hundred bytes an extra actor adds to a message.
  */
-import type { ActorEnvelope } from '../../engine/actor-host.ts';
+import type { ActorEnvelope } from '../../engine/actor-types.ts';
 
 type Target = ActorEnvelope['target'];
 
