@@ -50,8 +50,8 @@ export class Mempool {
     if (bySender?.size === 0) this.bySender.delete(p.from);
   }
 
-  /** What a mining pass left waiting, in order. */
-  keep(waiting: PoolTx[]): void {
-    this.queue = waiting;
+  /** What a mining pass left waiting, in order (copied: the pass's list is not aliased). */
+  keep(waiting: readonly PoolTx[]): void {
+    this.queue = [...waiting];
   }
 }

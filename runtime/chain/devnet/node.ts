@@ -251,7 +251,7 @@ export class DevnetNode {
       queue = waiting;
       if (!progressed || waiting.length === 0 || txs.length >= this.maxBlockTxs) break;
     }
-    this.mempool.keep([...queue]);
+    this.mempool.keep(queue);
     const block = makeBlock(
       { chain_id: this.chainId, height: parent.height + 1, parent_hash: parent.hash, timestamp: Math.max(this.now(), parent.timestamp), serial: this.serial++ },
       txs,
