@@ -17,7 +17,7 @@ export interface ClaimedDelivery {
   lost_attempt: number | null;
 }
 
-export interface Outcome {
+export interface AttemptOutcome {
   id: string;
   attempt: number;
   manual: boolean;

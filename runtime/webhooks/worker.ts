@@ -2,7 +2,7 @@ import type { Db } from '../../storage/db.ts';
 import { retryDelayMs, type ScheduleOptions } from './schedule.ts';
 import { Sender, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
-import { CLAIM_MAX, CLAIM_SQL, DISABLE_SQL, RECORD_SQL, type ClaimedDelivery, type Outcome } from './worker-sql.ts';
+import { CLAIM_MAX, CLAIM_SQL, DISABLE_SQL, RECORD_SQL, type ClaimedDelivery, type AttemptOutcome } from './worker-sql.ts';
 
 /**
  * Sends due deliveries. A claim (FOR UPDATE SKIP LOCKED) bumps `attempts` and sets
@@ -47,7 +47,7 @@ export class DeliveryWorker {
   private claiming = false;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
-  private pending: Array<{ o: Outcome; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private pending: Array<{ o: AttemptOutcome; resolve: () => void; reject: (e: unknown) => void }> = [];
   private recording = false;
   private idle: Array<() => void> = [];
   readonly stats: WorkerStats = { attempts: 0, succeeded: 0, retried: 0, failed: 0, disabled: 0 };
@@ -142,7 +142,7 @@ export class DeliveryWorker {
 
   private async deliver(d: ClaimedDelivery): Promise<void> {
     if (d.lost_attempt !== null) void this.record(this.lostAttempt(d)).catch((err: unknown) => this.opts.onError?.(err));
-    let outcome: Outcome;
+    let outcome: AttemptOutcome;
     try {
       await this.opts.beforeSend?.(d);
       outcome = await this.attempt(d);
@@ -168,7 +168,7 @@ export class DeliveryWorker {
     this.nudge();
   }
 
-  private async attempt(d: ClaimedDelivery): Promise<Outcome> {
+  private async attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
     const signedAt = this.now();
     if (d.endpoint_status !== 'active') {
       return this.outcome(d, { status: null, latencyMs: 0, excerpt: null, error: 'endpoint disabled' }, signedAt, 'disabled');
@@ -192,7 +192,7 @@ export class DeliveryWorker {
   }
 
   /** Log line for an attempt whose worker was lost; its attempt number fences it off the delivery row. */
-  private lostAttempt(d: ClaimedDelivery): Outcome {
+  private lostAttempt(d: ClaimedDelivery): AttemptOutcome {
     return {
       id: d.id,
       attempt: d.lost_attempt!,
@@ -210,7 +210,7 @@ export class DeliveryWorker {
     };
   }
 
-  private outcome(d: ClaimedDelivery, res: SendResult, signedAt: number, forced?: 'disabled'): Outcome {
+  private outcome(d: ClaimedDelivery, res: SendResult, signedAt: number, forced?: 'disabled'): AttemptOutcome {
     const base = {
       id: d.id,
       attempt: d.attempt,
@@ -246,7 +246,7 @@ export class DeliveryWorker {
   }
 
   /** Queues an outcome for the next batched write; resolves once it is committed. */
-  private record(o: Outcome): Promise<void> {
+  private record(o: AttemptOutcome): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ o, resolve, reject });
       if (!this.recording) void this.flush();
@@ -272,7 +272,7 @@ export class DeliveryWorker {
     }
   }
 
-  private async write(batch: Outcome[]): Promise<void> {
+  private async write(batch: AttemptOutcome[]): Promise<void> {
     const at = new Date(this.now());
     const gone = [...new Set(batch.filter((o) => o.gone).map((o) => o.endpoint))];
     if (gone.length === 0) {

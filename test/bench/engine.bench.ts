@@ -3,7 +3,7 @@
  * PostgreSQL, as a ratio to a raw single-row insert loop measured in the same run; the same
  * on PGlite; the pure transition rate; RSS over a long run (BENCH_RSS_EVENTS, default 1,000,000).
  * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64), BENCH_POOL (engine's
- * connections, default 10: with 12 events in flight, 10 connections gave 3,223-3,751 events/s
+ * connections, default 10: with 12 events in flight, 10 connections gave 3,232-3,274 events/s
  * against 2,923-2,934 with 6 in alternating runs, the same CPU per event; at 64 in flight the
  * two are alike; docs/benchmarks.md, sixth session), BENCH_LATENCY_CONCURRENCY
  * (default 12: a second run with fewer events in flight, for the p99 target; by Little's law
@@ -38,12 +38,12 @@ const CONC = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const RSS_EVENTS = Number(process.env.BENCH_RSS_EVENTS ?? 1_000_000);
 const LAT_CONC = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 12);
 // Events applied before the timed runs, so that they measure a running engine and not V8
-// compiling it (the first run of a process spent 0.36 ms of engine CPU per event, later ones 0.18-0.23).
+// compiling it (the first run of a process spent 0.35-0.41 ms of engine CPU per event, later ones 0.17-0.26).
 const WARMUP = Number(process.env.BENCH_WARMUP_EVENTS ?? 6_000);
 // The engine's connection pool: events in flight beyond it wait in the process, not in
 // PostgreSQL, where 64 backends on 2 cores spend their time switching (measured: CPU per
 // event 1.6 ms with a pool of 64 against 0.9 ms with 16). Fewer connections than events in
-// flight also leave commits fewer to share a WAL flush with: 6 left the machine ~75 % busy.
+// flight also leave commits fewer to share a WAL flush with: 6 left the machine 73-80 % busy.
 const POOL = Number(process.env.BENCH_POOL ?? 10);
 const APP = `anm-engine-bench-${process.pid}`;
 const registry = new MachineRegistry([orderDefinition, paymentIntentDefinition]);

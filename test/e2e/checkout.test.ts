@@ -29,10 +29,6 @@ const required = process.env.REQUIRE_SERVICES === '1';
 const skip = !hasChromium && !required;
 if (skip) console.warn(`[e2e] SKIPPED: ${CHROMIUM} is absent (apt-get install -y chromium); with REQUIRE_SERVICES=1 this is a failure instead.`);
 
-interface CliJson {
-  [k: string]: unknown;
-}
-
 let services: Services;
 let browser: Browser;
 let ctx: BrowserContext;
@@ -45,8 +41,8 @@ let publishableKey: string;
 let wallet: string;
 const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
 
-const cli = (args: string[]): Promise<CliJson> =>
-  cliJson<CliJson>(args, { ANMPAY_URL: svc, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
+const cli = (args: string[]): Promise<Record<string, unknown>> =>
+  cliJson(args, { ANMPAY_URL: svc, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
 
 async function api(method: string, p: string, body?: unknown, auth = secretKey): Promise<Record<string, unknown>> {
   const res = await fetch(`${svc}${p}`, {
