@@ -7,7 +7,7 @@ import { paymentIntentDefinition } from '../../machines/payment-intent/definitio
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { generateWallet, sign, type Wallet } from '../../runtime/chain/codec/keys.ts';
 import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
-import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
+import { ChainIndexer, type IndexerOptions } from '../../runtime/chain/indexer/indexer.ts';
 import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
 import { buildPaymentTx, buildRefundTx } from '../../runtime/chain/payment-tx.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
@@ -31,13 +31,17 @@ export class ChainHarness {
     private readonly router: Subscription,
   ) {}
 
-  static async start(b: Backend, registry = new MachineRegistry([paymentIntentDefinition, refundDefinition])): Promise<ChainHarness> {
+  static async start(
+    b: Backend,
+    registry = new MachineRegistry([paymentIntentDefinition, refundDefinition]),
+    indexerOpts: Pick<IndexerOptions, 'blockSignalChunk'> = {},
+  ): Promise<ChainHarness> {
     const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
     const rpc = new AnmRpcClient(`${devnet.url}/test`);
     const engine = new Engine({ db: b.db, bus: b.bus, registry, sweeper: { pollMs: 50 } });
     await engine.start();
     const router = await startChainRouter(b.bus, engine.host);
-    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: b.bus, holder: `test-${randomBytes(4).toString('hex')}`, pollMs: 30, startHeight: 0 });
+    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: b.bus, holder: `test-${randomBytes(4).toString('hex')}`, pollMs: 30, startHeight: 0, ...indexerOpts });
     indexer.start();
     return new ChainHarness(b, devnet, rpc, engine, indexer, router);
   }

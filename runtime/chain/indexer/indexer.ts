@@ -6,7 +6,8 @@ import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
 import { releaseLease, tryLease } from './lease.ts';
 import { lookupRefs, pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
 import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, storedBlocksFrom, watchedAbove } from './store-depth.ts';
-import { INCLUDED_CHUNK, includedMsgId, includedSubject, type BlockSignal, type IncludedSignal, type IncludedTx } from './signals.ts';
+import { publishDepth, publishIncluded } from './publish.ts';
+import type { IncludedTx } from './signals.ts';
 
 export type { BlockSignal } from './signals.ts';
 
@@ -29,6 +30,8 @@ export interface IndexerOptions {
   maxBlocksPerTick?: number;
   /** Blocks fetched and matched ahead of the one being recorded (default 4). */
   pipeline?: number;
+  /** Actors per depth-signal message (default `BLOCK_SIGNAL_CHUNK`; tests make it small). */
+  blockSignalChunk?: number;
   now?: () => number;
   onError?: (err: unknown) => void;
 }
@@ -233,19 +236,12 @@ export class ChainIndexer {
    * Published before the cursor moves past the block, so a crash re-publishes, never skips.
    */
   private async publishIncluded(block: BlockRef, head: number, txs: IncludedTx[]): Promise<void> {
-    const n = txs.length;
-    if (n === 0) return;
+    if (txs.length === 0) return;
     const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now };
-    const sends: Promise<void>[] = [];
-    for (let i = 0; i < n; i += INCLUDED_CHUNK) {
-      const signal: IncludedSignal = { ...base, txs: txs.slice(i, i + INCLUDED_CHUNK) };
-      sends.push(this.o.bus.publish(includedSubject(this.o.network), signal, { msgId: includedMsgId(this.o.network, signal, i / INCLUDED_CHUNK) }));
-    }
-    // The signals are encoded by now; only their count is used once the acknowledgements are back.
-    await Promise.all(sends);
-    this.stats.matched += n;
-    this.stats.signals += n;
-    this.stats.messages += sends.length;
+    const { messages } = await publishIncluded(this.o.bus, this.o.network, base, txs);
+    this.stats.matched += txs.length;
+    this.stats.signals += txs.length;
+    this.stats.messages += messages;
   }
 
   /**
@@ -263,11 +259,11 @@ export class ChainIndexer {
       const rows = await inSettlementWindow(q, this.o.network, last, head);
       if (rows.length > 0) {
         const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
-        // One block signal names every actor inside the settlement window; the router fans it out.
-        const signal: BlockSignal = { head, hash, at: this.now, targets: rows.map((r) => ({ kind: r.kind, id: r.actor_id })) };
-        await this.o.bus.publish(`chain.${this.o.network}.block`, signal, { msgId: `blk:${this.o.network}:${head}:${signal.hash}:${rows.length}` });
+        // Block signals name every actor inside the settlement window; the router fans them out.
+        const targets = rows.map((r) => ({ kind: r.kind, id: r.actor_id }));
+        const { messages } = await publishDepth(this.o.bus, this.o.network, { head, hash, at: this.now }, targets, this.o.blockSignalChunk);
         this.stats.signals += rows.length;
-        this.stats.messages += 1;
+        this.stats.messages += messages;
       }
       await setDepthHead(q, this.o.network, head);
     });

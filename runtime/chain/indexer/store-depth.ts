@@ -11,11 +11,15 @@ export async function lockDepthHead(q: Queryable, network: string): Promise<numb
   return row ? (row.depth_head ?? -1) : null;
 }
 
-/** Actors whose transaction was still short of its required depth at head `last` and is included by `head`. */
+/**
+ * Actors whose transaction was still short of its required depth at head `last` and is included
+ * by `head`, in a stable order (the depth signal is cut into chunks with ids by position).
+ */
 export async function inSettlementWindow(q: Queryable, network: string, last: number, head: number): Promise<Array<{ actor_id: string; kind: string }>> {
   const { rows } = await q.query<{ actor_id: string; kind: string }>(
     `SELECT actor_id, kind FROM chain_watch
-      WHERE network = $1 AND block_height IS NOT NULL AND block_height + required - 1 > $3 AND block_height <= $2`,
+      WHERE network = $1 AND block_height IS NOT NULL AND block_height + required - 1 > $3 AND block_height <= $2
+      ORDER BY kind, actor_id`,
     [network, head, last],
   );
   return rows;
