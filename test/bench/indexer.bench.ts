@@ -4,9 +4,11 @@
  * the JSON-RPC, and (2) actor events committed by the router, counted separately. The devnet
  * node runs in a child process (`devnet-child.ts`), as a node would: the indexer follows it
  * over JSON-RPC, and the CPU of each side is reported apart.
- * Env: BENCH_BLOCKS (default 20: with 10 the timed tick lasts ~0.6 s, and filling the
- * pipeline at its start weighs a third of it, docs/benchmarks.md; the signed corpus is made
- * once, ~8 s per block on 2 cores, and cached), BENCH_WARMUP_BLOCKS (default 3: indexed first
+ * Env: BENCH_BLOCKS (default 40: the timed tick lasts ~1.5 s. With 20 it lasted ~0.9 s, and
+ * the fixed costs of a tick (filling the pipeline at its start, the depth signal at its end)
+ * weighed more: the indexer's CPU per tx was 35-47 µs against 31-35 with 40 in alternating
+ * runs, docs/benchmarks.md; the signed corpus is made once, ~4 s per block with a worker per
+ * core, and cached), BENCH_WARMUP_BLOCKS (default 3: indexed first
  * and not timed, so the figure is the steady state of a running indexer and not V8's compile
  * time), BENCH_OPEN_INTENTS (default 10000: open intents no block pays, so that many stay open
  * through the whole run besides the ones the blocks pay).
@@ -26,7 +28,7 @@ import { DATABASE_URL, openReal, waitFor } from '../helpers/backends.ts';
 import { natsServerPid, postgresServerCpu, procCpu } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
 
-const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20);
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 40);
 const WARMUP = Number(process.env.BENCH_WARMUP_BLOCKS ?? 3);
 const PER_BLOCK = 1000;
 const OPEN = Number(process.env.BENCH_OPEN_INTENTS ?? 10_000);
