@@ -32,6 +32,7 @@ import { orderDefinition } from '../fixtures/order-machine.ts';
 import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { drive, fmt } from './stats.ts';
 import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
+import { walCounters, walLine } from './pg-wal.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -117,6 +118,7 @@ async function engineRun(db: Db, intents: number, conc: number, label: string, o
   const host = new ActorHost({ db, bus: new MemoryBus(), registry });
   const lives = Array.from({ length: intents }, (_, i) => lifecycle(offset + i));
   const perIntent = lives[0]!.length;
+  const wal0 = db.kind === 'postgres' ? await walCounters(db) : null;
   const cpu0 = process.cpuUsage();
   const ticks0 = machineTicks();
   // Round-robin over intents: consecutive operations touch different actors, and the host's
@@ -135,6 +137,7 @@ async function engineRun(db: Db, intents: number, conc: number, label: string, o
     const perEvent = ((nodeSec + pgCpu) / r.ops) * 1000;
     line += `\n  CPU per event: engine ${fmt((nodeSec / r.ops) * 1000, 3)} ms + PostgreSQL backends ${fmt((pgCpu / r.ops) * 1000, 3)} ms = ${fmt(perEvent, 3)} ms → two dedicated cores sustain ≈ ${fmt(2000 / perEvent)} events/s`;
   }
+  if (wal0) line += `\n  ${walLine(wal0, await walCounters(db), r.ops)}`;
   console.log(line);
   return r;
 }
