@@ -223,7 +223,7 @@ export class ChainIndexer {
     // scavenges that run while the pipeline waits on NATS and PostgreSQL.
     const ref: BlockRef = { height: block.height, hash: block.hash, parent_hash: block.parent_hash };
     const txCount = block.transactions.length;
-    await this.publishIncluded(ref, head, included);
+    await this.signalIncluded(ref, head, included);
     await before;
     await recordBlock(this.o.db, this.o.network, ref, watch);
     if (ref.height % 32 === 0) await pruneBelow(this.o.db, this.o.network, ref.height - (this.o.horizon ?? 128));
@@ -235,7 +235,7 @@ export class ChainIndexer {
    * One message per block (chunked) instead of one per transaction: the router fans it out.
    * Published before the cursor moves past the block, so a crash re-publishes, never skips.
    */
-  private async publishIncluded(block: BlockRef, head: number, txs: IncludedTx[]): Promise<void> {
+  private async signalIncluded(block: BlockRef, head: number, txs: IncludedTx[]): Promise<void> {
     if (txs.length === 0) return;
     const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now };
     const { messages } = await publishIncluded(this.o.bus, this.o.network, base, txs);
