@@ -41,7 +41,8 @@ function parties(): Omit<Corpus, 'blocks'> {
 }
 
 /** Block `b` of the corpus: its nonces and references follow from `b` alone. */
-export function signBlock(b: number, perBlock: number, p: Omit<Corpus, 'blocks'> = parties()): string[] {
+export function signBlock(b: number, perBlock: number): string[] {
+  const p = parties();
   const perSender = perBlock / BENCH_SENDERS;
   const txs: string[] = [];
   for (let k = 0; k < perSender; k++) {

@@ -236,7 +236,6 @@ export class ChainIndexer {
    * Published before the cursor moves past the block, so a crash re-publishes, never skips.
    */
   private async signalIncluded(block: BlockRef, head: number, txs: IncludedTx[]): Promise<void> {
-    if (txs.length === 0) return;
     const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now };
     const { messages } = await publishIncluded(this.o.bus, this.o.network, base, txs);
     this.stats.matched += txs.length;

@@ -11,15 +11,23 @@ interface Published {
   messages: number;
 }
 
-/** A block's matched transactions, `INCLUDED_CHUNK` per message; resolves once every message is acknowledged. */
-export async function publishIncluded(bus: Bus, network: string, base: Omit<IncludedSignal, 'txs'>, txs: readonly IncludedTx[]): Promise<Published> {
+/** `items` in messages of `size`, each made by `message` from its slice and position; resolves once all are acknowledged. */
+async function publishChunks<T>(bus: Bus, subject: string, items: readonly T[], size: number, message: (slice: T[], chunk: number) => { data: unknown; msgId: string }): Promise<Published> {
   const sends: Promise<void>[] = [];
-  for (let i = 0; i < txs.length; i += INCLUDED_CHUNK) {
-    const signal: IncludedSignal = { ...base, txs: txs.slice(i, i + INCLUDED_CHUNK) };
-    sends.push(bus.publish(includedSubject(network), signal, { msgId: includedMsgId(network, signal, i / INCLUDED_CHUNK) }));
+  for (let i = 0; i < items.length; i += size) {
+    const m = message(items.slice(i, i + size), i / size);
+    sends.push(bus.publish(subject, m.data, { msgId: m.msgId }));
   }
   await Promise.all(sends);
   return { messages: sends.length };
+}
+
+/** A block's matched transactions, `INCLUDED_CHUNK` per message. */
+export function publishIncluded(bus: Bus, network: string, base: Omit<IncludedSignal, 'txs'>, txs: readonly IncludedTx[]): Promise<Published> {
+  return publishChunks(bus, includedSubject(network), txs, INCLUDED_CHUNK, (slice, chunk) => {
+    const signal: IncludedSignal = { ...base, txs: slice };
+    return { data: signal, msgId: includedMsgId(network, signal, chunk) };
+  });
 }
 
 /**
@@ -28,12 +36,9 @@ export async function publishIncluded(bus: Bus, network: string, base: Omit<Incl
  * one tick, name tens of thousands of actors (~45 bytes each). `targets` must come in a stable
  * order, so that a tick re-publishing after a failure sends the same chunks under the same ids.
  */
-export async function publishDepth(bus: Bus, network: string, base: Omit<BlockSignal, 'targets'>, targets: BlockSignal['targets'], chunk = BLOCK_SIGNAL_CHUNK): Promise<Published> {
-  const sends: Promise<void>[] = [];
-  for (let i = 0; i < targets.length; i += chunk) {
-    const signal: BlockSignal = { ...base, targets: targets.slice(i, i + chunk) };
-    sends.push(bus.publish(`chain.${network}.block`, signal, { msgId: blockMsgId(network, signal, targets.length, i / chunk) }));
-  }
-  await Promise.all(sends);
-  return { messages: sends.length };
+export function publishDepth(bus: Bus, network: string, base: Omit<BlockSignal, 'targets'>, targets: BlockSignal['targets'], size = BLOCK_SIGNAL_CHUNK): Promise<Published> {
+  return publishChunks(bus, `chain.${network}.block`, targets, size, (slice, chunk) => {
+    const signal: BlockSignal = { ...base, targets: slice };
+    return { data: signal, msgId: blockMsgId(network, signal, targets.length, chunk) };
+  });
 }
