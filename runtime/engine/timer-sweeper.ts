@@ -20,6 +20,27 @@ interface DueTimer {
 }
 
 /**
+ * Claims due timers: locks them (SKIP LOCKED, so sweepers share the work) and marks them fired
+ * in one statement; the marking finds the locked rows by ctid (a TID scan).
+ */
+export const SWEEP_SQL = `UPDATE timers SET fired_at = to_timestamp($1::double precision / 1000)
+  WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM timers
+     WHERE fire_at <= to_timestamp($1::double precision / 1000)
+       AND (fired_at IS NULL OR fired_at < to_timestamp($1::double precision / 1000) - ($2::double precision * interval '1 millisecond'))
+     ORDER BY fire_at LIMIT $3 FOR UPDATE SKIP LOCKED))
+  RETURNING actor_id, name, kind, event_type, generation, (extract(epoch FROM fire_at) * 1000)::bigint AS fire_ms`;
+
+/**
+ * A prepared statement's generic plan is made once per connection, often while the table is
+ * small (a sequential scan and a sort), and kept until the table is analyzed, which with
+ * autovacuum off is never: with one timer per open actor every sweep then read every row. A
+ * custom plan, made at each sweep (a few per second) from the table's current size, takes the
+ * fire_at index once the table has grown.
+ */
+const CUSTOM_PLAN = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`;
+
+/**
  * Fires due timers as actor events. Rows are claimed with SKIP LOCKED, so several sweepers
  * never publish one firing at once; the event id carries the generation, so a repeat is
  * deduped and a firing for a rescheduled timer is dropped by the host as stale.
@@ -55,26 +76,14 @@ export class TimerSweeper {
   async sweepOnce(): Promise<number> {
     const now = (this.opts.now ?? Date.now)();
     return this.db.tx(async (q) => {
-      const { rows } = await q.query<DueTimer>(
-        `SELECT actor_id, name, kind, event_type, generation, (extract(epoch FROM fire_at) * 1000)::bigint AS fire_ms
-           FROM timers
-          WHERE fire_at <= to_timestamp($1::double precision / 1000)
-            AND (fired_at IS NULL OR fired_at < to_timestamp($1::double precision / 1000) - ($2::double precision * interval '1 millisecond'))
-          ORDER BY fire_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-        [now, this.opts.refireMs ?? 30_000, this.opts.batch ?? 200],
-      );
+      await q.query(CUSTOM_PLAN);
+      const { rows } = await q.query<DueTimer>(SWEEP_SQL, [now, this.opts.refireMs ?? 30_000, this.opts.batch ?? 200]);
+      rows.sort((a, b) => Number(a.fire_ms) - Number(b.fire_ms));
+      // The claim commits only after every firing is published: a failed publish leaves the rows unclaimed.
       for (const t of rows) {
         await this.host.send(
           { kind: t.kind, id: t.actor_id },
           { type: t.event_type, id: `tmr:${t.name}:${t.generation}`, at: Number(t.fire_ms), timer: t.name, generation: t.generation },
-        );
-      }
-      if (rows.length > 0) {
-        await q.query(
-          `UPDATE timers t SET fired_at = to_timestamp($4::double precision / 1000)
-             FROM unnest($1::text[], $2::text[], $3::int[]) AS u(actor_id, name, generation)
-            WHERE t.actor_id = u.actor_id AND t.name = u.name AND t.generation = u.generation`,
-          [rows.map((r) => r.actor_id), rows.map((r) => r.name), rows.map((r) => r.generation), now],
         );
       }
       return rows.length;

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { TimerSweeper } from '../../runtime/engine/timer-sweeper.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { IdempotencyRecords } from '../../runtime/merchant/idempotency-records.ts';
+import type { Db } from '../../storage/db.ts';
+import { openDb } from '../../storage/open.ts';
+import { DATABASE_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+
+/**
+ * Batched statements must not read a whole table per call once it has grown. PostgreSQL plans a
+ * prepared statement (or a PL/pgSQL statement) once per connection and keeps the plan while the
+ * table's statistics stay unchanged, which with autovacuum off (as on this machine) is forever.
+ * A plan made on a connection's first call, while the table is small, must therefore still be an
+ * index (or TID) lookup when the table holds a day of rows. Each case: first calls on a small
+ * table, then 20,000 rows, then calls on the same connection, counting the rows read by
+ * sequential scans (pg_stat_user_tables, flushed by pg_stat_force_next_flush()).
+ */
+const ROWS = 20_000;
+type Open = () => Promise<{ db: Db; drop: () => Promise<void> }>;
+
+const openPostgres: Open = async () => {
+  const schema = uniqueName('plan');
+  // One connection: the plan made by the first call is the one the later calls use.
+  const db = await openDb({ databaseUrl: DATABASE_URL, schema, poolSize: 1 });
+  return { db, drop: () => db.query(`DROP SCHEMA ${schema} CASCADE`).then(() => db.close()) };
+};
+
+const openPglite: Open = async () => {
+  const db = await openDb({ dataDir: 'memory' });
+  return { db, drop: () => db.close() };
+};
+
+const backends: Array<[string, Open]> = [...(realAvailable ? [['postgres', openPostgres] as [string, Open]] : []), ['pglite', openPglite]];
+
+async function seqRowsRead(db: Db, table: string): Promise<number> {
+  await db.query('SELECT pg_stat_force_next_flush()');
+  const { rows } = await db.query<{ n: string | null }>(
+    `SELECT seq_tup_read AS n FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = $1`,
+    [table],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+describe.each(backends)('plans of batched statements on %s', (_name, open) => {
+  let drop: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await drop?.();
+    drop = undefined;
+  });
+
+  it('records first responses (anm_idempotency_done_many) by primary key, whatever the table size', async () => {
+    const o = await open();
+    drop = o.drop;
+    const records = new IdempotencyRecords(o.db);
+    const claim = (key: string) =>
+      o.db.query(`INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state) VALUES ('m_1', 'test', $1, 'h', 'in_flight')`, [key]);
+    for (let i = 0; i < 8; i++) {
+      await claim(`early-${i}`);
+      await records.done('m_1', 'test', `early-${i}`, 201, { 'content-type': 'application/json' }, '{"id":"pay_x"}');
+    }
+    await o.db.query(
+      `INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state) SELECT 'm_' || (i % 32), 'test', 'bulk-' || i, 'h', 'in_flight' FROM generate_series(1, ${ROWS}) i`,
+    );
+    const before = await seqRowsRead(o.db, 'idempotency_keys');
+    for (let i = 0; i < 4; i++) {
+      await claim(`late-${i}`);
+      await records.done('m_1', 'test', `late-${i}`, 201, { 'content-type': 'application/json' }, '{"id":"pay_y"}');
+    }
+    expect(await seqRowsRead(o.db, 'idempotency_keys')).toBeLessThan(before + 1_000);
+    const { rows } = await o.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key LIKE 'late-%' AND state = 'done' AND status = 201`);
+    expect(rows[0]?.n).toBe(4);
+  });
+
+  it('claims due timers without scanning every timer', async () => {
+    const o = await open();
+    drop = o.drop;
+    const bus = new MemoryBus();
+    const host = new ActorHost({ db: o.db, bus, registry: machineRegistry() });
+    const published: string[] = [];
+    await bus.consume({
+      durable: 'plan-test',
+      subject: 'actor.>',
+      handler: async (m) => {
+        published.push((m.data as { event: { id: string } }).event.id);
+        m.ack();
+      },
+    });
+    let now = Date.parse('2026-11-24T00:00:00Z');
+    const sweeper = new TimerSweeper(o.db, host, { now: () => now });
+    const timer = (actor: string, fireAt: number) =>
+      o.db.query(`INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation) VALUES ($1, 'expiry', 'payment_intent', 'timer.expired', to_timestamp($2::double precision / 1000), 1)`, [actor, fireAt]);
+    // Early sweeps claim batches, as a busy expiry minute does.
+    for (let i = 0; i < 8; i++) {
+      for (let j = 0; j < 50; j++) await timer(`pay_early${i}_${j}`, now - 1 - j);
+      expect(await sweeper.sweepOnce()).toBe(50);
+      now += 1_000;
+    }
+    await o.db.query(
+      `INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+       SELECT 'pay_bulk' || i, 'expiry', 'payment_intent', 'timer.expired', to_timestamp(${now / 1000} + 3600), 1 FROM generate_series(1, ${ROWS}) i`,
+    );
+    const before = await seqRowsRead(o.db, 'timers');
+    for (let i = 0; i < 4; i++) {
+      await timer(`pay_late${i}`, now - 1);
+      await timer(`pay_late${i}b`, now - 2);
+      expect(await sweeper.sweepOnce()).toBe(2);
+      now += 1_000;
+    }
+    expect(await seqRowsRead(o.db, 'timers')).toBeLessThan(before + 1_000);
+    // Claimed ones are marked, so a sweep within the refire window publishes nothing again.
+    expect(await sweeper.sweepOnce()).toBe(0);
+    await vi.waitFor(() => expect(published.filter((id) => id === 'tmr:expiry:1')).toHaveLength(408));
+    await bus.close();
+  });
+});
