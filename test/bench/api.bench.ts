@@ -1,6 +1,7 @@
 /**
- * `npm run bench:api`: the merchant API over HTTP on real PostgreSQL (autocannon in this
- * process, the server in a child process, one machine). Measures, in one run:
+ * `npm run bench:api`: the merchant API over HTTP on real PostgreSQL (the server in a child
+ * process, the load generator on the same machine: wrk when /usr/bin/wrk is installed, else
+ * autocannon in this process; see test/bench/wrk.ts). Measures, in one run:
  *   bare     GET of a bare Fastify route in the server process (the ceiling);
  *   create   POST /api/v1/payment-intents, a fresh Idempotency-Key on every request;
  *   get      GET /api/v1/payment-intents/{id} over the intents just created;
@@ -16,12 +17,15 @@
  * server process's leases (ADR 0004): with limits this high a lease quickly grows to 10% of
  * the capacity, so after the first requests of each key no request writes a bucket row (a key
  * or IP near its limit costs one lease round trip per chunk instead).
- * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16).
+ * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16),
+ * BENCH_LOADGEN (wrk | autocannon).
  */
 import { databaseTransport } from './bench-env.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
@@ -31,11 +35,13 @@ import { Merchants } from '../../runtime/merchant/merchants.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, postgresReachable, uniqueName } from '../helpers/backends.ts';
 import { natsServerPid, procCpu } from './proc-cpu.ts';
+import { runWrk, wrkInstalled, type LoadFigures } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 32);
 const LIMIT = '100000000';
+const USE_WRK = (process.env.BENCH_LOADGEN ?? (wrkInstalled() ? 'wrk' : 'autocannon')) === 'wrk';
 
 if (!(await postgresReachable())) {
   console.error(`bench:api needs PostgreSQL (${DATABASE_URL})`);
@@ -114,53 +120,57 @@ interface Figures {
   natsMsPerReq: number;
 }
 
-async function run(name: string, opts: autocannon.Options, seconds = SECONDS): Promise<Figures> {
+/** One measurement: the load generator's figures plus the service's CPU over the same run. */
+async function run(name: string, load: Load, seconds = SECONDS): Promise<Figures> {
   const cpu0 = await serverCpu();
-  const { out: r, pg, nats } = await sideCpu(autocannon({ connections: CONNECTIONS, duration: seconds, ...opts }));
+  const { out: r, pg, nats } = await sideCpu(load(seconds));
   const cpu = (await serverCpu()) - cpu0;
-  const per = (x: number) => (x * 1000) / Math.max(1, r.requests.total);
-  return {
-    name,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
-    cpuMsPerReq: per(cpu),
-    pgMsPerReq: per(pg),
-    natsMsPerReq: per(nats),
+  const per = (x: number) => (x * 1000) / Math.max(1, r.requests);
+  return { name, rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors, cpuMsPerReq: per(cpu), pgMsPerReq: per(pg), natsMsPerReq: per(nats) };
+}
+
+type Load = (seconds: number) => Promise<LoadFigures>;
+
+function autocannonLoad(opts: autocannon.Options): Load {
+  return async (seconds) => {
+    const r = await autocannon({ connections: CONNECTIONS, duration: seconds, ...opts });
+    return { requests: r.requests.total, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
   };
 }
 
-let n = 0;
+function wrkLoad(url: string, script: 'create' | 'read' | 'bare', env: Record<string, string> = {}): Load {
+  return (seconds) => runWrk({ url, script, connections: CONNECTIONS, seconds, env });
+}
+
 const runId = randomBytes(4).toString('hex');
-const createOpts = (): autocannon.Options => ({
-  url: urls.api,
-  requests: [
-    {
-      method: 'POST',
-      path: '/api/v1/payment-intents',
-      setupRequest: (req) => {
-        const i = n++;
-        return {
-          ...req,
-          headers: {
-            authorization: `Bearer ${keys[i % keys.length]}`,
-            'idempotency-key': `bench-${runId}-${i}`,
-            'content-type': 'application/json',
+let n = 0;
+const createLoad = (): Load =>
+  USE_WRK
+    ? wrkLoad(`${urls.api}/`, 'create', { BENCH_KEYS: keys.join(','), BENCH_RUN: `${runId}-${n++}` })
+    : autocannonLoad({
+        url: urls.api,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/payment-intents',
+            setupRequest: (req) => {
+              const i = n++;
+              return {
+                ...req,
+                headers: { authorization: `Bearer ${keys[i % keys.length]}`, 'idempotency-key': `bench-${runId}-${i}`, 'content-type': 'application/json' },
+                body: `{"amount":"1.25","description":"bench","metadata":{"i":${i}}}`,
+              };
+            },
           },
-          body: `{"amount":"1.25","description":"bench","metadata":{"i":${i}}}`,
-        };
-      },
-    },
-  ],
-});
+        ],
+      });
+const bareLoad = USE_WRK ? wrkLoad(`${urls.bare}/bare`, 'bare') : autocannonLoad({ url: `${urls.bare}/bare` });
 
 const results: Figures[] = [];
-await run('warm-up', { url: `${urls.bare}/bare` }, 2);
-results.push(await run('bare Fastify GET', { url: `${urls.bare}/bare` }));
-await run('warm-up', createOpts(), 2);
-results.push(await run('POST /api/v1/payment-intents', createOpts()));
+await run('warm-up', bareLoad, 2);
+results.push(await run('bare Fastify GET', bareLoad));
+await run('warm-up', createLoad(), 2);
+results.push(await run('POST /api/v1/payment-intents', createLoad()));
 
 // Ids to read back, each with the key of its merchant.
 const reads: Array<{ key: string; id: string }> = [];
@@ -168,21 +178,26 @@ for (const key of keys) {
   const list = (await (await fetch(`${urls.api}/api/v1/payment-intents?limit=100`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
   for (const x of list.data) reads.push({ key, id: x.id });
 }
+const readsFile = path.join(os.tmpdir(), `bench-api-reads-${runId}.txt`);
+await writeFile(readsFile, reads.map((r) => `${r.key} ${r.id}`).join('\n'));
 let g = 0;
-const getOpts: autocannon.Options = {
-  url: urls.api,
-  requests: [
-    {
-      method: 'GET',
-      setupRequest: (req) => {
-        const r = reads[g++ % reads.length]!;
-        return { ...req, path: `/api/v1/payment-intents/${r.id}`, headers: { authorization: `Bearer ${r.key}` } };
-      },
-    },
-  ],
-};
-await run('warm-up', getOpts, 2);
-results.push(await run('GET /api/v1/payment-intents/{id}', getOpts));
+const getLoad: Load = USE_WRK
+  ? wrkLoad(`${urls.api}/`, 'read', { BENCH_READS: readsFile })
+  : autocannonLoad({
+      url: urls.api,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req) => {
+            const r = reads[g++ % reads.length]!;
+            return { ...req, path: `/api/v1/payment-intents/${r.id}`, headers: { authorization: `Bearer ${r.key}` } };
+          },
+        },
+      ],
+    });
+await run('warm-up', getLoad, 2);
+results.push(await run('GET /api/v1/payment-intents/{id}', getLoad));
+await rm(readsFile, { force: true });
 
 /** The engine alone: what one create costs below the gateway. */
 async function engineOnly(): Promise<Figures> {
@@ -226,7 +241,7 @@ const bare = results[0]!.rps;
 const fmt = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 console.log(`\nbench:api  ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`);
 console.log(databaseTransport(DATABASE_URL));
-console.log(`${CONNECTIONS} connections, ${SECONDS} s per measurement, ${MERCHANTS} merchants' test keys round-robin, limits raised to ${LIMIT}/min via RATE_LIMIT_*`);
+console.log(`load generator: ${USE_WRK ? 'wrk (one thread)' : 'autocannon (in this process)'}; ${CONNECTIONS} connections, ${SECONDS} s per measurement, ${MERCHANTS} merchants' test keys round-robin, limits raised to ${LIMIT}/min via RATE_LIMIT_*`);
 console.log(`${reads.length} intents read back in the GET run\n`);
 console.log('Server CPU: the gateway process (Node); PostgreSQL: its backends; service total = both + nats-server, and the rate two dedicated cores would sustain at that cost (load generator excluded).\n');
 console.log('| what | req/s | ratio to bare | p50 ms | p99 ms | server CPU ms/req | PostgreSQL CPU ms/req | service CPU ms/req | 2 cores would sustain | non-2xx | errors |');

@@ -1,0 +1,1 @@
+dofile(os.getenv('BENCH_WRK_DIR') .. '/report.lua')
