@@ -39,37 +39,20 @@ export const GATE_LEASE_SQL = `SELECT * FROM anm_gate_lease(${Array.from({ lengt
 export const SETTLE_SQL = `SELECT * FROM anm_lease_settle($1, $2, $3, $4, $5, $6, $7)`;
 export const CLAIM_SQL = `SELECT * FROM anm_idem_claim($1, $2, $3, $4, $5, $6)`;
 
-const KEY_COLUMNS = `k.id AS key_id, k.merchant, k.mode, m.status AS merchant_status, m.success_url, m.cancel_url, pa.address AS payout_address`;
-const KEY_JOIN = `JOIN api_keys k ON k.hash = x.hash AND k.kind = 'secret' AND k.revoked_at IS NULL
-  JOIN merchants m ON m.id = k.merchant
-  LEFT JOIN payout_addresses pa ON pa.merchant = k.merchant AND pa.mode = k.mode`;
-
 /**
  * Many requests' keys at once ($1 key hashes), each with an optional intent read ($2 ids, NULL
  * for none: one indexed read scoped to the key's merchant and mode). One row per found key,
- * `i` its 1-based position.
+ * `i` its 1-based position. Unique-index lookups whatever the table sizes (migration 0014).
  */
-export const LOOKUP_MANY_SQL = `SELECT x.i::int AS i, ${KEY_COLUMNS}, a.state AS read_state, a.snapshot AS read_snapshot
-  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(hash, id, i)
-  ${KEY_JOIN}
-  LEFT JOIN actors a ON a.id = x.id AND a.kind = 'payment_intent' AND a.merchant = k.merchant AND a.mode = k.mode AND m.status = 'active'`;
+export const LOOKUP_MANY_SQL = `SELECT * FROM anm_gate_lookup_many($1, $2)`;
 
 /**
  * Many uncontested claims at once: $1 key hashes, $2 Idempotency-Keys, $3 request hashes, $4 new
  * intent ids. `claimed` false with an active key means the Idempotency-Key is taken (or
  * expired, or named twice in this batch): `anm_idem_claim` decides. Asynchronous commit as in
- * the functions: a lost claim only lets a retry run again.
+ * the other functions: a lost claim only lets a retry run again.
  */
-export const CLAIM_MANY_SQL = `WITH x AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS x(hash, idem, request_hash, new_id, i)),
-k AS (SELECT x.i, x.idem, x.request_hash, x.new_id, ${KEY_COLUMNS},
-        row_number() OVER (PARTITION BY k.merchant, k.mode, x.idem ORDER BY x.i) AS rn
-      FROM x ${KEY_JOIN}),
-c AS (INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state, intent_id)
-      SELECT k.merchant, k.mode, k.idem, k.request_hash, 'in_flight', k.new_id FROM k WHERE k.merchant_status = 'active' AND k.rn = 1
-      ON CONFLICT DO NOTHING RETURNING merchant, mode, key)
-SELECT k.i::int AS i, k.key_id, k.merchant, k.mode, k.merchant_status, k.success_url, k.cancel_url, k.payout_address,
-       c.key IS NOT NULL AS claimed, (SELECT set_config('synchronous_commit', 'off', true)) AS async
-  FROM k LEFT JOIN c ON k.rn = 1 AND c.merchant = k.merchant AND c.mode = k.mode AND c.key = k.idem`;
+export const CLAIM_MANY_SQL = `SELECT * FROM anm_gate_claim_many($1, $2, $3, $4)`;
 
 export interface ClaimRow {
   claim: 'claimed' | 'reused' | 'replay' | 'in_flight';

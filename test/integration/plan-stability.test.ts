@@ -3,6 +3,7 @@ import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { TimerSweeper } from '../../runtime/engine/timer-sweeper.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
+import { CLAIM_MANY_SQL, LOOKUP_MANY_SQL } from '../../runtime/merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../../runtime/merchant/idempotency-records.ts';
 import type { Db } from '../../storage/db.ts';
 import { openDb } from '../../storage/open.ts';
@@ -113,5 +114,28 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
     expect(await sweeper.sweepOnce()).toBe(0);
     await vi.waitFor(() => expect(published.filter((id) => id === 'tmr:expiry:1')).toHaveLength(408));
     await bus.close();
+  });
+
+  it('looks up offered keys (gate reads and claims) by their hash, whatever the number of keys', async () => {
+    const o = await open();
+    drop = o.drop;
+    await o.db.query(`INSERT INTO merchants (id, name, email, password_hash) VALUES ('m0', 'M', 'm0@example.com', 'x')`);
+    await o.db.query(`INSERT INTO api_keys (id, merchant, mode, kind, prefix, hash) VALUES ('key_0', 'm0', 'test', 'secret', 'sk_test_', 'h0')`);
+    const lookup = (hash: string) => o.db.query<{ i: number; merchant: string }>(LOOKUP_MANY_SQL, [[hash, 'unknown'], [null, null]]);
+    const claim = (hash: string, key: string) => o.db.query<{ claimed: boolean }>(CLAIM_MANY_SQL, [[hash], [key], ['rh'], [`pay_${key}`]]);
+    for (let i = 0; i < 8; i++) {
+      expect((await lookup('h0')).rows).toEqual([expect.objectContaining({ i: 1, merchant: 'm0' })]);
+      expect((await claim('h0', `early-${i}`)).rows[0]?.claimed).toBe(true);
+    }
+    await o.db.query(`INSERT INTO merchants (id, name, email, password_hash) SELECT 'm' || i, 'M', 'm' || i || '@example.com', 'x' FROM generate_series(1, 5000) i`);
+    await o.db.query(
+      `INSERT INTO api_keys (id, merchant, mode, kind, prefix, hash) SELECT 'key_' || i, 'm' || (1 + i % 5000), 'test', 'secret', 'sk_test_', 'h' || i FROM generate_series(1, ${ROWS}) i`,
+    );
+    const before = await seqRowsRead(o.db, 'api_keys');
+    for (let i = 0; i < 4; i++) {
+      expect((await lookup(`h${100 + i}`)).rows).toEqual([expect.objectContaining({ i: 1, merchant: `m${1 + ((100 + i) % 5000)}` })]);
+      expect((await claim(`h${200 + i}`, `late-${i}`)).rows[0]?.claimed).toBe(true);
+    }
+    expect(await seqRowsRead(o.db, 'api_keys')).toBeLessThan(before + 1_000);
   });
 });
