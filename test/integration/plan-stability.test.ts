@@ -36,12 +36,17 @@ const openPglite: Open = async () => {
 const backends: Array<[string, Open]> = [...(realAvailable ? [['postgres', openPostgres] as [string, Open]] : []), ['pglite', openPglite]];
 
 async function seqRowsRead(db: Db, table: string): Promise<number> {
+  return (await rowsRead(db, table)).seq;
+}
+
+/** Rows the table gave to sequential scans and to index scans so far. */
+async function rowsRead(db: Db, table: string): Promise<{ seq: number; index: number }> {
   await db.query('SELECT pg_stat_force_next_flush()');
-  const { rows } = await db.query<{ n: string | null }>(
-    `SELECT seq_tup_read AS n FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = $1`,
+  const { rows } = await db.query<{ seq: string | null; idx: string | null }>(
+    `SELECT seq_tup_read AS seq, idx_tup_fetch AS idx FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = $1`,
     [table],
   );
-  return Number(rows[0]?.n ?? 0);
+  return { seq: Number(rows[0]?.seq ?? 0), index: Number(rows[0]?.idx ?? 0) };
 }
 
 describe.each(backends)('plans of batched statements on %s', (_name, open) => {
@@ -121,10 +126,11 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
     drop = o.drop;
     await o.db.query(`INSERT INTO merchants (id, name, email, password_hash) VALUES ('m0', 'M', 'm0@example.com', 'x')`);
     await o.db.query(`INSERT INTO api_keys (id, merchant, mode, kind, prefix, hash) VALUES ('key_0', 'm0', 'test', 'secret', 'sk_test_', 'h0')`);
-    const lookup = (hash: string) => o.db.query<{ i: number; merchant: string }>(LOOKUP_MANY_SQL, [[hash, 'unknown'], [null, null]]);
+    const lookup = (hash: string, readId: string | null = null) =>
+      o.db.query<{ i: number; merchant: string; read_state: string | null }>(LOOKUP_MANY_SQL, [[hash, 'unknown'], [readId, null]]);
     const claim = (hash: string, key: string) => o.db.query<{ claimed: boolean }>(CLAIM_MANY_SQL, [[hash], [key], ['rh'], [`pay_${key}`]]);
     for (let i = 0; i < 8; i++) {
-      expect((await lookup('h0')).rows).toEqual([expect.objectContaining({ i: 1, merchant: 'm0' })]);
+      expect((await lookup('h0', 'pay_none')).rows).toEqual([expect.objectContaining({ i: 1, merchant: 'm0', read_state: null })]);
       expect((await claim('h0', `early-${i}`)).rows[0]?.claimed).toBe(true);
     }
     await o.db.query(`INSERT INTO merchants (id, name, email, password_hash) SELECT 'm' || i, 'M', 'm' || i || '@example.com', 'x' FROM generate_series(1, 5000) i`);
@@ -137,5 +143,14 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
       expect((await claim(`h${200 + i}`, `late-${i}`)).rows[0]?.claimed).toBe(true);
     }
     expect(await seqRowsRead(o.db, 'api_keys')).toBeLessThan(before + 1_000);
+    // A read names its intent: one row by primary key, not a scan of the merchant's intents.
+    await o.db.query(
+      `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
+       SELECT 'pay_' || i, 'payment_intent', 'm0', 'test', 'payment_intent', 1, 'AWAITING_PAYMENT', '{}'::jsonb, 1 FROM generate_series(1, ${ROWS}) i`,
+    );
+    const actorsBefore = await rowsRead(o.db, 'actors');
+    for (let i = 0; i < 4; i++) expect((await lookup('h0', `pay_${100 + i}`)).rows[0]?.read_state).toBe('AWAITING_PAYMENT');
+    const actorsAfter = await rowsRead(o.db, 'actors');
+    expect(actorsAfter.seq + actorsAfter.index).toBeLessThan(actorsBefore.seq + actorsBefore.index + 1_000);
   });
 });
