@@ -23,6 +23,15 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * Run first in a transaction whose statements must be planned from the tables' current sizes.
+ * A prepared statement's generic plan is made once per connection, often while a table is small
+ * (a sequential scan, a sort), and kept until the table is analyzed, which with autovacuum off
+ * is never: a statement run a few times a second over a table that grows (due timers, the
+ * outbox) then reads every row each time. A custom plan costs a planning per run instead.
+ */
+export const FORCE_CUSTOM_PLAN = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`;
+
 /** Serialises values the way both drivers accept them: bigint as text, objects as JSON. */
 export function toDriverParam(value: SqlParam): unknown {
   if (typeof value === 'bigint') return value.toString();

@@ -1,4 +1,4 @@
-import type { Db } from '../../storage/db.ts';
+import { FORCE_CUSTOM_PLAN, type Db } from '../../storage/db.ts';
 import type { Bus } from '../bus/types.ts';
 
 export interface OutboxRelayOptions {
@@ -7,6 +7,22 @@ export interface OutboxRelayOptions {
   /** Published rows older than this are deleted; the journal keeps the history. */
   retainMs?: number;
 }
+
+/**
+ * Claims a batch of unpublished rows (SKIP LOCKED: relays share the work) and marks them
+ * published in one statement; the marks become durable with the transaction, after the
+ * publishes. Planned at each batch (FORCE_CUSTOM_PLAN): the cached plan, made while the outbox
+ * was small, read every row the outbox keeps (a day of published rows) on every batch
+ * (test/integration/plan-stability.test.ts).
+ * The marks commit asynchronously (no WAL flush wait): if a database crash loses them, the
+ * rows are published again and dropped as repeats by their message id (JetStream's duplicate
+ * window is minutes, the async commit window well under a second) and by the consumers'
+ * dedupe. What must be durable, the rows themselves, was committed by the engine.
+ */
+const CLAIM_SQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+  UPDATE outbox SET published_at = now() FROM async
+   WHERE ctid = ANY(ARRAY(SELECT ctid FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED))
+  RETURNING id, msg_id, subject, payload`;
 
 /**
  * Publishes outbox rows after commit. Rows are claimed with SKIP LOCKED so several relays
@@ -65,21 +81,12 @@ export class OutboxRelay {
   async drainOnce(): Promise<number> {
     const batch = this.opts.batch ?? 500;
     return this.db.tx(async (q) => {
-      const { rows } = await q.query<{ id: string; msg_id: string; subject: string; payload: unknown }>(
-        `SELECT id, msg_id, subject, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [batch],
-      );
+      await q.query(FORCE_CUSTOM_PLAN);
+      const { rows } = await q.query<{ id: string; msg_id: string; subject: string; payload: unknown }>(CLAIM_SQL, [batch]);
       if (rows.length === 0) return 0;
+      rows.sort((a, b) => Number(a.id) - Number(b.id));
+      // The marks commit only after every row is published: a failed publish rolls them back.
       await Promise.all(rows.map((r) => this.bus.publish(r.subject, r.payload, { msgId: r.msg_id })));
-      // The mark commits asynchronously (no WAL flush wait): if a database crash loses it, the
-      // rows are published again and dropped as repeats by their message id (JetStream's
-      // duplicate window is minutes, the async commit window well under a second) and by the
-      // consumers' dedupe. What must be durable, the rows themselves, was committed by the engine.
-      await q.query(
-        `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
-         UPDATE outbox SET published_at = now() FROM async WHERE id = ANY($1::bigint[])`,
-        [rows.map((r) => r.id)],
-      );
       return rows.length;
     });
   }

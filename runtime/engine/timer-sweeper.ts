@@ -1,4 +1,4 @@
-import type { Db } from '../../storage/db.ts';
+import { FORCE_CUSTOM_PLAN, type Db } from '../../storage/db.ts';
 import type { ActorHost } from './actor-host.ts';
 
 export interface TimerSweeperOptions {
@@ -31,14 +31,6 @@ export const SWEEP_SQL = `UPDATE timers SET fired_at = to_timestamp($1::double p
      ORDER BY fire_at LIMIT $3 FOR UPDATE SKIP LOCKED))
   RETURNING actor_id, name, kind, event_type, generation, (extract(epoch FROM fire_at) * 1000)::bigint AS fire_ms`;
 
-/**
- * A prepared statement's generic plan is made once per connection, often while the table is
- * small (a sequential scan and a sort), and kept until the table is analyzed, which with
- * autovacuum off is never: with one timer per open actor every sweep then read every row. A
- * custom plan, made at each sweep (a few per second) from the table's current size, takes the
- * fire_at index once the table has grown.
- */
-const CUSTOM_PLAN = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`;
 
 /**
  * Fires due timers as actor events. Rows are claimed with SKIP LOCKED, so several sweepers
@@ -76,7 +68,7 @@ export class TimerSweeper {
   async sweepOnce(): Promise<number> {
     const now = (this.opts.now ?? Date.now)();
     return this.db.tx(async (q) => {
-      await q.query(CUSTOM_PLAN);
+      await q.query(FORCE_CUSTOM_PLAN);
       const { rows } = await q.query<DueTimer>(SWEEP_SQL, [now, this.opts.refireMs ?? 30_000, this.opts.batch ?? 200]);
       rows.sort((a, b) => Number(a.fire_ms) - Number(b.fire_ms));
       // The claim commits only after every firing is published: a failed publish leaves the rows unclaimed.

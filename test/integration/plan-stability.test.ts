@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
 import { TimerSweeper } from '../../runtime/engine/timer-sweeper.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { CLAIM_MANY_SQL, LOOKUP_MANY_SQL } from '../../runtime/merchant/gate-sql.ts';
@@ -118,6 +119,35 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
     // Claimed ones are marked, so a sweep within the refire window publishes nothing again.
     expect(await sweeper.sweepOnce()).toBe(0);
     await vi.waitFor(() => expect(published.filter((id) => id === 'tmr:expiry:1')).toHaveLength(408));
+    await bus.close();
+  });
+
+  it('relays outbox rows without reading the published rows the outbox keeps', async () => {
+    const o = await open();
+    drop = o.drop;
+    const bus = new MemoryBus();
+    const relay = new OutboxRelay(o.db, bus);
+    let next = 0;
+    const rows = (n: number) =>
+      o.db.query(
+        `INSERT INTO outbox (actor_id, msg_id, subject, payload) SELECT 'pay_x', 'msg-' || (${next} + i), 'fx.test', '{}'::jsonb FROM generate_series(1, ${n}) i`,
+      ).then(() => (next += n));
+    for (let i = 0; i < 8; i++) {
+      await rows(20);
+      expect(await relay.drainOnce()).toBe(20);
+    }
+    // A day of published rows, kept until the prune.
+    await rows(ROWS);
+    while ((await relay.drainOnce()) > 0);
+    const before = await rowsRead(o.db, 'outbox');
+    for (let i = 0; i < 4; i++) {
+      await rows(50);
+      expect(await relay.drainOnce()).toBe(50);
+    }
+    const after = await rowsRead(o.db, 'outbox');
+    expect(after.seq + after.index).toBeLessThan(before.seq + before.index + 1_000);
+    const { rows: pending } = await o.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL`);
+    expect(pending[0]?.n).toBe(0);
     await bus.close();
   });
 
