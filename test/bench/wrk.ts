@@ -4,11 +4,11 @@
  * the CPU that the service needed. Each run's script (test/bench/wrk/*.lua) prints one JSON
  * line of figures; the driver parses it.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { runProcess } from '../helpers/cli.ts';
 
-export const WRK = '/usr/bin/wrk';
+const WRK = '/usr/bin/wrk';
 const DIR = path.join(import.meta.dirname, 'wrk');
 
 export interface LoadFigures {
@@ -26,12 +26,9 @@ export function wrkInstalled(): boolean {
 
 export async function runWrk(opts: { url: string; script: 'create' | 'read' | 'bare'; connections: number; seconds: number; env?: Record<string, string> }): Promise<LoadFigures> {
   const args = ['-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', path.join(DIR, `${opts.script}.lua`), opts.url];
-  const child = spawn(WRK, args, { env: { ...process.env, ...opts.env, BENCH_WRK_DIR: DIR }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
-  if (code !== 0 || !line) throw new Error(`wrk exited with ${code}: ${out}`);
+  const r = await runProcess(WRK, args, { ...opts.env, BENCH_WRK_DIR: DIR });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
+  if (r.code !== 0 || !line) throw new Error(`wrk exited with ${r.code}: ${r.stdout} ${r.stderr}`);
   const j = JSON.parse(line.slice('WRK_JSON '.length)) as { requests: number; duration_us: number; p50_us: number; p99_us: number; non2xx: number; errors: number };
   return { requests: j.requests, rps: j.requests / (j.duration_us / 1e6), p50: j.p50_us / 1000, p99: j.p99_us / 1000, non2xx: j.non2xx, errors: j.errors };
 }

@@ -14,8 +14,13 @@ export interface CliRun {
 }
 
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return runProcess(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', ...args], env);
+}
+
+/** Runs a program to its end from the repository root and collects its output. */
+export function runProcess(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

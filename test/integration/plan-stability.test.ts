@@ -36,10 +36,6 @@ const openPglite: Open = async () => {
 
 const backends: Array<[string, Open]> = [...(realAvailable ? [['postgres', openPostgres] as [string, Open]] : []), ['pglite', openPglite]];
 
-async function seqRowsRead(db: Db, table: string): Promise<number> {
-  return (await rowsRead(db, table)).seq;
-}
-
 /** Rows the table gave to sequential scans and to index scans so far. */
 async function rowsRead(db: Db, table: string): Promise<{ seq: number; index: number }> {
   await db.query('SELECT pg_stat_force_next_flush()');
@@ -70,12 +66,12 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
     await o.db.query(
       `INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state) SELECT 'm_' || (i % 32), 'test', 'bulk-' || i, 'h', 'in_flight' FROM generate_series(1, ${ROWS}) i`,
     );
-    const before = await seqRowsRead(o.db, 'idempotency_keys');
+    const before = (await rowsRead(o.db, 'idempotency_keys')).seq;
     for (let i = 0; i < 4; i++) {
       await claim(`late-${i}`);
       await records.done('m_1', 'test', `late-${i}`, 201, { 'content-type': 'application/json' }, '{"id":"pay_y"}');
     }
-    expect(await seqRowsRead(o.db, 'idempotency_keys')).toBeLessThan(before + 1_000);
+    expect((await rowsRead(o.db, 'idempotency_keys')).seq).toBeLessThan(before + 1_000);
     const { rows } = await o.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key LIKE 'late-%' AND state = 'done' AND status = 201`);
     expect(rows[0]?.n).toBe(4);
   });
@@ -108,14 +104,14 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
       `INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
        SELECT 'pay_bulk' || i, 'expiry', 'payment_intent', 'timer.expired', to_timestamp(${now / 1000} + 3600), 1 FROM generate_series(1, ${ROWS}) i`,
     );
-    const before = await seqRowsRead(o.db, 'timers');
+    const before = (await rowsRead(o.db, 'timers')).seq;
     for (let i = 0; i < 4; i++) {
       await timer(`pay_late${i}`, now - 1);
       await timer(`pay_late${i}b`, now - 2);
       expect(await sweeper.sweepOnce()).toBe(2);
       now += 1_000;
     }
-    expect(await seqRowsRead(o.db, 'timers')).toBeLessThan(before + 1_000);
+    expect((await rowsRead(o.db, 'timers')).seq).toBeLessThan(before + 1_000);
     // Claimed ones are marked, so a sweep within the refire window publishes nothing again.
     expect(await sweeper.sweepOnce()).toBe(0);
     await vi.waitFor(() => expect(published.filter((id) => id === 'tmr:expiry:1')).toHaveLength(408));
@@ -167,12 +163,12 @@ describe.each(backends)('plans of batched statements on %s', (_name, open) => {
     await o.db.query(
       `INSERT INTO api_keys (id, merchant, mode, kind, prefix, hash) SELECT 'key_' || i, 'm' || (1 + i % 5000), 'test', 'secret', 'sk_test_', 'h' || i FROM generate_series(1, ${ROWS}) i`,
     );
-    const before = await seqRowsRead(o.db, 'api_keys');
+    const before = (await rowsRead(o.db, 'api_keys')).seq;
     for (let i = 0; i < 4; i++) {
       expect((await lookup(`h${100 + i}`)).rows).toEqual([expect.objectContaining({ i: 1, merchant: `m${1 + ((100 + i) % 5000)}` })]);
       expect((await claim(`h${200 + i}`, `late-${i}`)).rows[0]?.claimed).toBe(true);
     }
-    expect(await seqRowsRead(o.db, 'api_keys')).toBeLessThan(before + 1_000);
+    expect((await rowsRead(o.db, 'api_keys')).seq).toBeLessThan(before + 1_000);
     // A read names its intent: one row by primary key, not a scan of the merchant's intents.
     await o.db.query(
       `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
