@@ -1,4 +1,4 @@
-import type { ActorTarget, ApplyResult } from '../runtime/engine/actor-types.ts';
+import type { ActorTarget, ApplyResult, CreateCompanion } from '../runtime/engine/actor-types.ts';
 import type { Treasury } from '../runtime/merchant/bootstrap.ts';
 import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
 import type { CheckoutReads } from '../runtime/merchant/checkout-reads.ts';
@@ -13,13 +13,13 @@ import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 /** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
 export interface GatewayDeps {
   /** The only way the gateway changes domain state: events to actors. */
-  host: { apply(target: ActorTarget, event: unknown): Promise<ApplyResult> };
+  host: { apply(target: ActorTarget, event: unknown, companion?: CreateCompanion): Promise<ApplyResult> };
   gate: Gate;
   idempotency: IdempotencyRecords;
   intents: IntentReads;
   checkout: CheckoutReads;
   /** The engine's snapshot feed (one bus subscription per process); without it `/c/{id}/events` is not served. */
-  feed?: Pick<SnapshotFeed, 'subscribe'>;
+  feed?: Pick<SnapshotFeed, 'subscribe'> & Partial<Pick<SnapshotFeed, 'ready'>>;
   /** Checkout event-stream tuning (tests shorten the heartbeat). */
   checkoutStreams?: { heartbeatMs?: number; maxStreams?: number; maxPerIp?: number };
   merchants: Merchants;

@@ -1,8 +1,9 @@
 import { paymentIntentDefinition } from '../machines/payment-intent/definition.ts';
 import { refundDefinition } from '../machines/refund/definition.ts';
+import { paymentIntentRefs, refundRefs } from './chain/chain-refs.ts';
 import { MachineRegistry } from './engine/registry.ts';
 
-/** Every durable machine this service hosts. */
+/** Every durable machine this service hosts, each with the rows written when one is created. */
 export function machineRegistry(): MachineRegistry {
-  return new MachineRegistry([paymentIntentDefinition, refundDefinition]);
+  return new MachineRegistry().register(paymentIntentDefinition, paymentIntentRefs).register(refundDefinition, refundRefs);
 }

@@ -38,7 +38,7 @@ export class CheckoutHub {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly feed: Pick<SnapshotFeed, 'subscribe'>,
+    private readonly feed: Pick<SnapshotFeed, 'subscribe'> & Partial<Pick<SnapshotFeed, 'ready'>>,
     private readonly read: (id: string) => Promise<CheckoutRow | null>,
   ) {}
 
@@ -85,7 +85,10 @@ export class CheckoutHub {
     const entry: Entry = { listeners: new Set(), pending: 0, latest: null, ready: Promise.resolve(), unsubscribe: () => undefined };
     this.entries.set(id, entry);
     entry.unsubscribe = this.feed.subscribe(id, (item) => this.onItem(entry, item));
-    entry.ready = this.read(id).then(
+    // The bus subscription may be new (the feed holds one only while someone listens).
+    entry.ready = Promise.resolve(this.feed.ready?.())
+      .then(() => this.read(id))
+      .then(
       (row) => {
         if (row && (!entry.latest || row.version > entry.latest.version)) {
           entry.latest = { version: row.version, status: row.state, ctx: row.snapshot.context as PaymentIntentContext };

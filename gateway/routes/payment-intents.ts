@@ -10,6 +10,7 @@ import type { PaymentIntentContext } from '../../machines/payment-intent/context
 import { DEFAULT_MONITOR_WINDOW_MS, DEFAULT_REQUIRED_CONFIRMATIONS, type IntentCreateEvent } from '../../machines/payment-intent/events.ts';
 import { toResource } from '../../machines/payment-intent/view.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
+import type { ApplyResult } from '../../runtime/engine/actor-types.ts';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
 import { CursorNotFound } from '../../runtime/merchant/intent-reads.ts';
 import { keyedId, randomId } from '../../runtime/merchant/secrets.ts';
@@ -115,19 +116,22 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
       monitor_window_ms: DEFAULT_MONITOR_WINDOW_MS,
       quote: prepared.quote,
     };
-    let status: number;
-    let body: string;
+    const headers = { 'content-type': JSON_TYPE };
+    // A new intent's response is recorded in the statement that creates it (ADR 0005).
+    let recorded: string | undefined;
+    const companion = d.idempotency.withCreate(key.merchant, key.mode, prepared.key, 201, headers, (created) => (recorded = JSON.stringify(render(created.snapshot, created.status))));
+    let r: ApplyResult;
     try {
-      const r = await d.host.apply({ kind: INTENT_KIND, id: intentId, merchant: key.merchant, mode: key.mode }, event);
-      // Applied: a new intent. Otherwise the actor already existed: the same order (or a
-      // retry finishing an abandoned attempt) returns the existing intent.
-      status = r.outcome === 'applied' ? 201 : 200;
-      body = JSON.stringify(render(r.snapshot, r.status));
+      r = await d.host.apply({ kind: INTENT_KIND, id: intentId, merchant: key.merchant, mode: key.mode }, event, companion);
     } catch (err) {
       await release().catch(() => undefined);
       throw err;
     }
-    await d.idempotency.done(key.merchant, key.mode, prepared.key, status, { 'content-type': JSON_TYPE }, body);
+    // Applied: a new intent. Otherwise the actor already existed: the same order (or a
+    // retry finishing an abandoned attempt) returns the existing intent.
+    const status = r.outcome === 'applied' ? 201 : 200;
+    const body = r.companionWritten && recorded !== undefined ? recorded : JSON.stringify(render(r.snapshot, r.status));
+    if (!r.companionWritten) await d.idempotency.done(key.merchant, key.mode, prepared.key, status, headers, body);
     return reply.code(status).type(JSON_TYPE).send(body);
   });
 

@@ -28,6 +28,7 @@ const codec = JSONCodec();
 export class NatsBus implements Bus {
   readonly kind = 'nats' as const;
   private readonly subs = new Set<Subscription>();
+  private emits: Array<{ subject: string; data: Uint8Array }> = [];
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -135,8 +136,25 @@ export class NatsBus implements Bus {
     return sub;
   }
 
+  /**
+   * Feed items wait for the end of the event loop's current poll phase and leave together:
+   * the client writes once per microtask checkpoint, and each commit's reply is a checkpoint
+   * of its own, so one emit per commit was one socket write (and one wake-up of nats-server)
+   * per event. Encoded now: the item is what the commit left.
+   */
   emit(subject: string, data: unknown): void {
-    this.nc.publish(`${this.namespace}.${subject}`, jsonBytes(data));
+    if (this.emits.length === 0) setImmediate(() => this.flushEmits());
+    this.emits.push({ subject: `${this.namespace}.${subject}`, data: jsonBytes(data) });
+  }
+
+  private flushEmits(): void {
+    const batch = this.emits;
+    this.emits = [];
+    try {
+      for (const e of batch) this.nc.publish(e.subject, e.data);
+    } catch {
+      // Closed meanwhile: the feed is fire-and-forget.
+    }
   }
 
   listen(subject: string, fn: (subject: string, data: unknown) => void): Subscription {
@@ -145,7 +163,9 @@ export class NatsBus implements Bus {
     void (async () => {
       for await (const m of sub) fn(m.subject.slice(prefix), codec.decode(m.data));
     })();
-    return { stop: async () => sub.unsubscribe() };
+    // The server has the subscription once it answers a PING sent after it.
+    const ready = this.nc.flush().catch(() => undefined);
+    return { stop: async () => sub.unsubscribe(), ready };
   }
 
   /** Removes this namespace's streams (tests). */
@@ -154,6 +174,7 @@ export class NatsBus implements Bus {
   }
 
   async close(): Promise<void> {
+    this.flushEmits();
     for (const s of [...this.subs]) await s.stop();
     await this.nc.drain().catch(() => undefined);
   }

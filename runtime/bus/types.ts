@@ -29,6 +29,8 @@ export interface ConsumeOptions {
 
 export interface Subscription {
   stop(): Promise<void>;
+  /** Resolves once the bus delivers to this subscription (`listen`; absent: at once). */
+  ready?: Promise<void>;
 }
 
 export interface Bus {

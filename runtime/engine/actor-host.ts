@@ -9,7 +9,7 @@ import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
-import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, Outcome, SnapshotFeedItem } from './actor-types.ts';
+import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, Outcome, SnapshotFeedItem } from './actor-types.ts';
 
 export interface ActorHostDeps {
   db: Db;
@@ -56,14 +56,18 @@ export class ActorHost {
     this.cache = deps.cacheSize === 0 ? null : new SnapshotCache(deps.cacheSize);
   }
 
-  /** Validates, then applies one event in one transaction. Safe to call from any process. */
-  async apply(target: ActorTarget, rawEvent: unknown): Promise<ApplyResult> {
+  /**
+   * Validates, then applies one event in one transaction. Safe to call from any process.
+   * `companion` is written only if this event creates the actor in one statement
+   * (`companionWritten` in the result says whether it was).
+   */
+  async apply(target: ActorTarget, rawEvent: unknown, companion?: CreateCompanion): Promise<ApplyResult> {
     const def = this.deps.registry.get(target.kind);
     const parsed = def.events.safeParse(rawEvent);
     if (!parsed.success) throw new MalformedEventError(parsed.error.issues);
     const event = parsed.data as EventBase & Record<string, unknown>;
     if (event.type === def.createEvent) {
-      const created = await this.createInOneStatement(def, target, event);
+      const created = await this.createInOneStatement(def, target, event, companion);
       if (created) {
         await this.afterCommit(created, event);
         return created;
@@ -125,18 +129,23 @@ export class ActorHost {
    * A new actor in one statement, hence one implicit transaction and one round trip: actor row,
    * dedupe, journal, outbox and timers. Null when the actor already exists (nothing written).
    */
-  private async createInOneStatement(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult | null> {
+  private async createInOneStatement(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, companion?: CreateCompanion): Promise<ApplyResult | null> {
     const created = create(def, event);
     const { merchant, mode } = ownerOf(target, event);
     const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, 1, created.effects, { merchant, mode }, null);
     const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
+    const companions = [this.deps.registry.companion(def.kind), companion].filter((c): c is CreateCompanion => c !== undefined);
+    if (companions.length > 0) parts.companions = companions;
     const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json];
     if (parts.outbox) params.push(JSON.stringify(outbox));
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
+    // The result is known before the write (the step is pure), so a companion can render it.
+    const result = this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+    for (const c of companions) params.push(...c.params(result));
     const res = await this.deps.db.query<{ fresh: number }>(writeStatement(parts), params);
     if (res.rows[0]?.fresh !== 1) return null;
-    const result = this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+    if (companion) result.companionWritten = true;
     this.remember(result);
     return result;
   }
@@ -208,6 +217,12 @@ export class ActorHost {
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
     if (how !== 'insert') params.push(next.json);
+    // An actor inserted on the locked path (after a lost race) gets its machine's rows too.
+    const own = how === 'insert' ? this.deps.registry.companion(def.kind) : undefined;
+    if (own) {
+      parts.companions = [own];
+      params.push(...own.params(this.result('applied', def, target.id, version, next.status, next.snapshot, merchant, mode)));
+    }
     return q.query(writeStatement(parts), params);
   }
 

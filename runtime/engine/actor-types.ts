@@ -1,5 +1,6 @@
 import type { EventBase } from '../../machines/kit/durable.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
+import type { SqlParam } from '../../storage/db.ts';
 
 /** The types the engine shares with its callers: targets, results, envelopes, feed items. */
 export interface ActorTarget {
@@ -25,6 +26,28 @@ export interface ActorState {
 export interface ApplyResult extends ActorState {
   outcome: Outcome;
   actorId: string;
+  /** True when the caller's `CreateCompanion` was written in the create's own statement. */
+  companionWritten?: boolean;
+}
+
+/**
+ * A row written in the statement that creates an actor, only if the actor is new: it commits
+ * with the create or not at all, in the same round trip. A machine's registration may bring
+ * one (the chain reference index of payment intents and refunds), and so may the caller of
+ * one create: the gateway records an Idempotency-Key's first response this way (ADR 0005),
+ * the response being a pure function of the created snapshot, known before the statement runs.
+ */
+export interface CreateCompanion {
+  /** Names the statement variant; the same name must always give the same SQL. */
+  name: string;
+  /** How many parameters `cte` uses. */
+  arity: number;
+  /**
+   * One CTE (`name AS (...)`) whose parameters start at `$first`; it must write only when
+   * `EXISTS (SELECT 1 FROM pe)` (the actor was new).
+   */
+  cte(first: number): string;
+  params(created: ApplyResult): SqlParam[];
 }
 
 /** What travels on `actor.<kind>.<partition>` subjects. */

@@ -3,23 +3,28 @@ import type { SnapshotFeedItem } from './actor-types.ts';
 
 type Listener = (item: SnapshotFeedItem) => void;
 
+/** How long the bus subscription outlives the last listener (streams come and go). */
+const LINGER_MS = 30_000;
+
 /**
  * One bus subscription per process fanned out to any number of local listeners, so a
- * thousand open SSE streams cost one NATS subscription and no database reads.
+ * thousand open SSE streams cost one NATS subscription and no database reads. The
+ * subscription exists only while someone listens (and a while after): every process emits
+ * every commit's snapshot, and a process with no stream open would otherwise receive and
+ * decode all of them, which cost the API's creates a NATS delivery and a JSON parse each.
  */
 export class SnapshotFeed {
   private readonly byActor = new Map<string, Set<Listener>>();
   private readonly all = new Set<Listener>();
   private sub: Subscription | undefined;
+  private started = false;
+  private linger: NodeJS.Timeout | undefined;
 
   constructor(private readonly bus: Bus) {}
 
   start(): void {
-    this.sub = this.bus.listen('snap.>', (_subject, data) => {
-      const item = data as SnapshotFeedItem;
-      for (const l of this.byActor.get(item.id) ?? []) l(item);
-      for (const l of this.all) l(item);
-    });
+    this.started = true;
+    if (this.listenerCount() > 0) this.ensureSub();
   }
 
   /** Listen to one actor; returns the unsubscribe function. */
@@ -27,16 +32,30 @@ export class SnapshotFeed {
     let set = this.byActor.get(actorId);
     if (!set) this.byActor.set(actorId, (set = new Set()));
     set.add(fn);
+    this.ensureSub();
     return () => {
       set.delete(fn);
       if (set.size === 0) this.byActor.delete(actorId);
+      this.maybeLinger();
     };
   }
 
   /** Listen to every actor (visualizer). */
   subscribeAll(fn: Listener): () => void {
     this.all.add(fn);
-    return () => this.all.delete(fn);
+    this.ensureSub();
+    return () => {
+      this.all.delete(fn);
+      this.maybeLinger();
+    };
+  }
+
+  /**
+   * Resolves once the bus delivers to this process: a reader that subscribes, awaits this,
+   * then reads the current state misses no later version.
+   */
+  async ready(): Promise<void> {
+    await this.sub?.ready;
   }
 
   listenerCount(): number {
@@ -46,6 +65,34 @@ export class SnapshotFeed {
   }
 
   async stop(): Promise<void> {
-    await this.sub?.stop();
+    this.started = false;
+    clearTimeout(this.linger);
+    const sub = this.sub;
+    this.sub = undefined;
+    await sub?.stop();
+  }
+
+  private ensureSub(): void {
+    clearTimeout(this.linger);
+    this.linger = undefined;
+    if (!this.started || this.sub) return;
+    this.sub = this.bus.listen('snap.>', (_subject, data) => {
+      const item = data as SnapshotFeedItem;
+      for (const l of this.byActor.get(item.id) ?? []) l(item);
+      for (const l of this.all) l(item);
+    });
+  }
+
+  private maybeLinger(): void {
+    if (this.listenerCount() > 0 || !this.sub) return;
+    clearTimeout(this.linger);
+    this.linger = setTimeout(() => {
+      this.linger = undefined;
+      if (this.listenerCount() > 0) return;
+      const sub = this.sub;
+      this.sub = undefined;
+      void sub?.stop();
+    }, LINGER_MS);
+    this.linger.unref();
   }
 }

@@ -7,7 +7,7 @@
  * Parameters: $1 actor id, $2 event id, $3 new version, $4 event JSON, $5 state before,
  * $6 state after, $7 event time (ms); then, in this order and only when present: (create)
  * $8 kind, $9 merchant, $10 mode, $11 machine version, $12 snapshot; outbox JSON; timer names
- * to delete; timer rows JSON; (update, fast) the snapshot.
+ * to delete; timer rows JSON; (update, fast) the snapshot; (create, insert) the companions' parameters.
  */
 export interface WriteParts {
   /** Inserts the actor row too (a new actor in one statement). */
@@ -23,12 +23,17 @@ export interface WriteParts {
   outbox: boolean;
   timerDeletes: boolean;
   timerUpserts: boolean;
+  /**
+   * Rows written with a new actor (`CreateCompanion`: the machine's own, then a caller's);
+   * their parameters come last, in this order.
+   */
+  companions?: ReadonlyArray<{ name: string; cte(first: number): string; arity: number }>;
 }
 
 const statements = new Map<string, string>();
 
 export function writeStatement(p: WriteParts): string {
-  const key = `${+!!p.create}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
+  const key = `${+!!p.create}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}${p.companions?.map((c) => c.name).join(',') ?? ''}`;
   const cached = statements.get(key);
   if (cached) return cached;
   const sql = build(p);
@@ -71,6 +76,10 @@ function build(p: WriteParts): string {
             WHERE EXISTS (SELECT 1 FROM pe)
            ON CONFLICT (actor_id, name) DO UPDATE
              SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
+  }
+  for (const c of p.companions ?? []) {
+    ctes.push(c.cte(n + 1));
+    n += c.arity;
   }
   let tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
   if (p.update) {

@@ -4,6 +4,7 @@
  * are written together in one statement (`anm_idempotency_done_many`, migration 0005), so under
  * load a create costs a fraction of this round trip; alone, it is written at once.
  */
+import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import type { Db } from '../../storage/db.ts';
 import { Batcher } from './batcher.ts';
 import type { Mode } from './secrets.ts';
@@ -39,6 +40,21 @@ export class IdempotencyRecords {
   /** Records the first response (a JSON body); resolves once it is written. */
   done(merchant: string, mode: Mode, key: string, status: number, headers: Record<string, string>, body: Buffer | string): Promise<void> {
     return this.writes.push({ merchant, mode, key, status, headers: JSON.stringify(headers), body: typeof body === 'string' ? body : body.toString('utf8') });
+  }
+
+  /**
+   * The first response written in the statement that creates the intent (`CreateCompanion`):
+   * it commits with the create, and costs no statement of its own. `render` makes the body
+   * from the created actor; the route sends what it returned.
+   */
+  withCreate(merchant: string, mode: Mode, key: string, status: number, headers: Record<string, string>, render: (created: ApplyResult) => string): CreateCompanion {
+    return {
+      name: 'idempotency_done',
+      arity: 6,
+      cte: (n) => `idem AS (UPDATE idempotency_keys SET state = 'done', status = $${n}, headers = $${n + 1}::jsonb, body = convert_to($${n + 2}, 'UTF8'), updated_at = now()
+           WHERE merchant = $${n + 3} AND mode = $${n + 4} AND key = $${n + 5} AND EXISTS (SELECT 1 FROM pe))`,
+      params: (created) => [status, JSON.stringify(headers), render(created), merchant, mode, key],
+    };
   }
 
   /** The attempt failed without a response worth replaying: let a retry run afresh. */

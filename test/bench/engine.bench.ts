@@ -15,6 +15,7 @@
  * Each PostgreSQL run also reports CPU per event (this process + its PostgreSQL backends, from
  * /proc), which does not swing with other work on a shared machine the way wall rates do.
  */
+import { machineRegistry } from '../../runtime/machines.ts';
 import { databaseTransport } from './bench-env.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,13 +24,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { step, create } from '../../machines/kit/step.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
-import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { MemoryBus } from '../../runtime/bus/memory-bus.ts';
 import { openDb } from '../../storage/open.ts';
 import type { Db } from '../../storage/db.ts';
 import { DATABASE_URL, uniqueName } from '../helpers/backends.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
-import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { drive, fmt } from './stats.ts';
 import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
 import { walCounters, walLine } from './pg-wal.ts';
@@ -47,7 +46,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP_EVENTS ?? 6_000);
 // flight also leave commits fewer to share a WAL flush with: 6 left the machine 73-80 % busy.
 const POOL = Number(process.env.BENCH_POOL ?? 10);
 const APP = `anm-engine-bench-${process.pid}`;
-const registry = new MachineRegistry([orderDefinition, paymentIntentDefinition]);
+const registry = machineRegistry().register(orderDefinition);
 const T0 = Date.now();
 
 function withAppName(url: string, name: string): string {

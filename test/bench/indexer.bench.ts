@@ -13,17 +13,16 @@
  * time), BENCH_OPEN_INTENTS (default 10000: open intents no block pays, so that many stay open
  * through the whole run besides the ones the blocks pay).
  */
+import { machineRegistry } from '../../runtime/machines.ts';
 import { databaseTransport } from './bench-env.ts';
 import os from 'node:os';
 import { paymentReference } from '../../machines/chain/index.ts';
-import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
-import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { DATABASE_URL, openReal, waitFor } from '../helpers/backends.ts';
 import { natsServerPid, postgresServerCpu, procCpu } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
@@ -49,7 +48,7 @@ const devnet = JSON.parse(first) as { url: string; head: number; merchant: strin
 const corpus = devnet;
 const b = await openReal({ poolSize: 32 });
 try {
-  const host = new ActorHost({ db: b.db, bus: b.bus, registry: new MachineRegistry([paymentIntentDefinition]) });
+  const host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
   const now = Date.now();
   // One intent per MATCH_EVERY-th corpus transaction (the warm-up blocks pay the first ones),
   // plus OPEN intents whose references lie past the corpus: they stay open throughout.

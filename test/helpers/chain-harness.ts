@@ -1,9 +1,8 @@
+import { machineRegistry } from '../../runtime/machines.ts';
 import { randomBytes } from 'node:crypto';
 import { paymentReference, refundReference } from '../../machines/chain/reference.ts';
-import { refundDefinition } from '../../machines/refund/definition.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
 import { NETWORKS } from '../../machines/chain/address.ts';
-import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { generateWallet, sign, type Wallet } from '../../runtime/chain/codec/keys.ts';
 import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
@@ -12,7 +11,6 @@ import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
 import { buildPaymentTx, buildRefundTx } from '../../runtime/chain/payment-tx.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { Subscription } from '../../runtime/bus/types.ts';
-import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { Engine } from '../../runtime/engine/runtime.ts';
 import { waitFor, type Backend } from './backends.ts';
 
@@ -33,7 +31,7 @@ export class ChainHarness {
 
   static async start(
     b: Backend,
-    registry = new MachineRegistry([paymentIntentDefinition, refundDefinition]),
+    registry = machineRegistry(),
     indexerOpts: Pick<IndexerOptions, 'blockSignalChunk'> = {},
   ): Promise<ChainHarness> {
     const devnet = await startDevnetServer({ port: 0, blockMs: 0 });

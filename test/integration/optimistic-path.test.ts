@@ -1,9 +1,9 @@
+import { machineRegistry } from '../../runtime/machines.ts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { replay } from '../../machines/kit/step.ts';
 import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
-import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { backendFactories } from '../helpers/backends.ts';
 import { createEvent, T0 } from '../fixtures/payment-intent.ts';
 
@@ -18,7 +18,7 @@ import { createEvent, T0 } from '../fixtures/payment-intent.ts';
 describe.each(backendFactories)('optimistic path with stale caches on %s', (_name, open) => {
   it('ends consistent for any schedule over two hosts', async () => {
     const b = await open();
-    const registry = new MachineRegistry([paymentIntentDefinition]);
+    const registry = machineRegistry();
     const hosts = [new ActorHost({ db: b.db, bus: b.bus, registry }), new ActorHost({ db: b.db, bus: b.bus, registry })] as const;
     const legs = { tx_hash: 'tx1', from: 'tanm1payer', merchant_leg: '980000000', fee_leg: '20000000' };
     const life = [

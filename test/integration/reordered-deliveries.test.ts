@@ -1,8 +1,7 @@
+import { machineRegistry } from '../../runtime/machines.ts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { paymentIntentDefinition } from '../../machines/payment-intent/definition.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
-import { MachineRegistry } from '../../runtime/engine/registry.ts';
 import { openEmbedded } from '../helpers/backends.ts';
 import { createEvent, T0 } from '../fixtures/payment-intent.ts';
 
@@ -15,7 +14,7 @@ import { createEvent, T0 } from '../fixtures/payment-intent.ts';
 describe('duplicate and reordered deliveries', () => {
   it('end consistent for any order', async () => {
     const b = await openEmbedded();
-    const host = new ActorHost({ db: b.db, bus: b.bus, registry: new MachineRegistry([paymentIntentDefinition]) });
+    const host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
     const legs = { tx_hash: 'tx1', from: 'tanm1payer', merchant_leg: '980000000', fee_leg: '20000000' };
     const life = [
       { type: 'chain.tx.seen', id: 'seen', at: T0 + 1, ...legs },
