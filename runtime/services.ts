@@ -36,7 +36,7 @@ export async function startServices(config: Config): Promise<Services> {
   const log = (msg: string): void => {
     if (config.LOG_LEVEL !== 'silent') process.stdout.write(`${JSON.stringify({ level: 'info', time: Date.now(), msg })}\n`);
   };
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA });
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
   const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();
   log(`storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
   const engine = new Engine({ db, bus, registry: machineRegistry() });

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Bucket, GateKey, GateResult } from '../../runtime/merchant/gate.ts';
-import { hashApiKey, parseApiKey } from '../../runtime/merchant/secrets.ts';
+import { ApiKeyHashes, parseApiKey } from '../../runtime/merchant/secrets.ts';
 import { AppError } from '../errors.ts';
 
 const KEY_IN_COOKIE = /(?:ask|apk)_(?:live|test)_/;
@@ -23,8 +23,12 @@ export function offeredKeyHash(req: FastifyRequest, pepper: Buffer): string | nu
   const m = BEARER.exec(req.headers.authorization ?? '');
   const key = m?.[1];
   if (!key || parseApiKey(key)?.kind !== 'secret') return null;
-  return hashApiKey(pepper, key);
+  let hashes = hashesByPepper.get(pepper);
+  if (!hashes) hashesByPepper.set(pepper, (hashes = new ApiKeyHashes(pepper)));
+  return hashes.hash(key);
 }
+
+const hashesByPepper = new WeakMap<Buffer, ApiKeyHashes>();
 
 function perSec(b: Bucket): number {
   return b.limits.perMinute / 60;

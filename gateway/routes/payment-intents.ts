@@ -2,7 +2,7 @@
  * `/api/v1/payment-intents`: create, list, retrieve, cancel. Creates and cancels are events
  * to the payment-intent actor; reads are its stored snapshot. Nothing else writes.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { paymentReference } from '../../machines/chain/reference.ts';
 import { fiatToNanm } from '../../machines/money/money.ts';
@@ -13,7 +13,7 @@ import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { ApplyResult } from '../../runtime/engine/actor-types.ts';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
 import { CursorNotFound } from '../../runtime/merchant/intent-reads.ts';
-import { keyedId, randomId } from '../../runtime/merchant/secrets.ts';
+import { keyedId, poolBytes, randomId } from '../../runtime/merchant/secrets.ts';
 import type { Quote } from '../../runtime/rates/rate-source.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -110,7 +110,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
       cancel_url: prepared.input.cancel_url ?? key.cancelUrl,
       payment_address: key.payoutAddress,
       treasury_address: d.treasury[key.mode],
-      payment_reference: paymentReference(randomBytes(20)),
+      payment_reference: paymentReference(poolBytes(20)),
       expires_at: at + EXPIRY_MS,
       required_confirmations: DEFAULT_REQUIRED_CONFIRMATIONS,
       monitor_window_ms: DEFAULT_MONITOR_WINDOW_MS,

@@ -40,6 +40,9 @@ const MARK_IGNORED_AT_VERSION = `INSERT INTO processed_events (actor_id, event_i
 
 const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM actors WHERE id = $1 FOR UPDATE`;
 
+// A create whose actor exists: the same create again (a duplicate) if it is the journal's first entry.
+const SELECT_CREATED_BY = `SELECT 1 FROM actor_events WHERE actor_id = $1 AND seq = 1 AND event_id = $2`;
+
 // Only timer firings need this before the transition (to drop stale generations).
 const SELECT_TIMER = `SELECT generation FROM timers WHERE actor_id = $1 AND name = $2`;
 
@@ -166,6 +169,9 @@ export class ActorHost {
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
       await this.write(q, 'insert', def, target, event, 1, null, created, merchant, mode);
       return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+    }
+    if (event.type === def.createEvent && (await q.query(SELECT_CREATED_BY, [target.id, event.id])).rows.length > 0) {
+      return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     if (timerName !== null) {
       const t = await q.query<{ generation: number }>(SELECT_TIMER, [target.id, timerName]);

@@ -50,7 +50,9 @@ function build(p: WriteParts): string {
     ctes.push(
       `a AS (INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
             VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) ON CONFLICT (id) DO NOTHING RETURNING 1)`,
-      `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 WHERE EXISTS (SELECT 1 FROM a) RETURNING 1)`,
+      // A new actor's row is its create's dedupe (its id is unique): no processed_events row.
+      // A repeated create is found by the journal's first entry (ActorHost's locked path).
+      `pe AS (SELECT 1 FROM a)`,
     );
   } else if (p.fast) {
     ctes.push(`up AS (UPDATE actors SET snapshot = $${snapshotParam}::jsonb, state = $6, version = $3, updated_at = now()

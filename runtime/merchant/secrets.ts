@@ -42,6 +42,30 @@ export function hashApiKey(pepper: Buffer, key: string): string {
   return createHmac('sha256', pepper).update(key).digest('hex');
 }
 
+/**
+ * `hashApiKey` for offered keys: every request of a key hashes the same string, and a keyed
+ * hash costs a few microseconds of a create's budget. At most `max` keys are kept, the oldest
+ * dropped first, so random keys offered by the thousand only cost their own hash. Revoking a
+ * key changes nothing here: the hash is looked up in the store on every request.
+ */
+export class ApiKeyHashes {
+  private readonly cache = new Map<string, string>();
+
+  constructor(
+    private readonly pepper: Buffer,
+    private readonly max = 10_000,
+  ) {}
+
+  hash(key: string): string {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const h = hashApiKey(this.pepper, key);
+    if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, h);
+    return h;
+  }
+}
+
 /** Display prefix kept beside the hash, e.g. `ask_test_Ab3x…`. */
 export function displayPrefix(key: string): string {
   return key.slice(0, key.lastIndexOf('_') + 5);
@@ -54,7 +78,8 @@ const POOL_SIZE = 4096;
 const pool = Buffer.alloc(POOL_SIZE);
 let poolAt = POOL_SIZE;
 
-function poolBytes(n: number): Uint8Array {
+/** `n` random bytes from the pool: a view, valid until the next draw (copy to keep). */
+export function poolBytes(n: number): Uint8Array {
   if (n > POOL_SIZE) return randomBytes(n);
   if (poolAt + n > POOL_SIZE) {
     randomFillSync(pool);

@@ -3,7 +3,8 @@
  * services.ts wires it (Engine with its bus consumer, outbox relay to NATS JetStream and
  * timer sweeper; gate, idempotency, reads) on real PostgreSQL, plus a bare Fastify route in
  * the same process for the ratio. Prints one JSON line with both URLs, then serves until
- * SIGTERM. Env: BENCH_SCHEMA, BENCH_NAMESPACE, ANMPAY_KEY_PEPPER, BENCH_POOL, RATE_LIMIT_*.
+ * SIGTERM. Env: BENCH_SCHEMA, BENCH_NAMESPACE, ANMPAY_KEY_PEPPER, BENCH_POOL (default: the service's
+ * DATABASE_POOL_SIZE), RATE_LIMIT_*.
  */
 import Fastify from 'fastify';
 import { startHttp } from '../../gateway/server.ts';
@@ -17,7 +18,7 @@ import { DATABASE_URL, NATS_URL } from '../helpers/backends.ts';
 
 const env = process.env;
 const config = loadConfig(env);
-const db = await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? 16) });
+const db = await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? config.DATABASE_POOL_SIZE) });
 const bus = await NatsBus.connect({ url: NATS_URL, namespace: env.BENCH_NAMESPACE! });
 const engine = new Engine({ db, bus, registry: machineRegistry() });
 await engine.start();

@@ -17,7 +17,7 @@
  * server process's leases (ADR 0004): with limits this high a lease quickly grows to 10% of
  * the capacity, so after the first requests of each key no request writes a bucket row (a key
  * or IP near its limit costs one lease round trip per chunk instead).
- * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (16),
+ * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (the service's DATABASE_POOL_SIZE, 8),
  * BENCH_LOADGEN (wrk | autocannon).
  */
 import { databaseTransport } from './bench-env.ts';
