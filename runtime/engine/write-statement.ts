@@ -75,9 +75,15 @@ function build(p: WriteParts): string {
     ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
            SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
              FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
-            WHERE EXISTS (SELECT 1 FROM pe)
+            WHERE EXISTS (SELECT 1 FROM pe)${
+              // A new actor has no timer rows yet: a plain insert, without the speculative
+              // insertion an upsert costs.
+              p.create
+                ? ''
+                : `
            ON CONFLICT (actor_id, name) DO UPDATE
-             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
+             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL`
+            })`);
   }
   for (const c of p.companions ?? []) {
     ctes.push(c.cte(n + 1));
