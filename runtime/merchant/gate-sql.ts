@@ -47,12 +47,41 @@ export const CLAIM_SQL = `SELECT * FROM anm_idem_claim($1, $2, $3, $4, $5, $6)`;
 export const LOOKUP_MANY_SQL = `SELECT * FROM anm_gate_lookup_many($1, $2)`;
 
 /**
- * Many uncontested claims at once: $1 key hashes, $2 Idempotency-Keys, $3 request hashes, $4 new
- * intent ids. `claimed` false with an active key means the Idempotency-Key is taken (or
- * expired, or named twice in this batch): `anm_idem_claim` decides. Asynchronous commit as in
- * the other functions: a lost claim only lets a retry run again.
+ * Many uncontested claims at once ($1: `claimManyParams`). `claimed` false with an active key
+ * means the Idempotency-Key is taken (or expired, or named twice in this batch): `anm_idem_claim`
+ * decides. Asynchronous commit as in the other functions: a lost claim only lets a retry run again.
+ *
+ * A plain statement, not a PL/pgSQL function (migration 0017; the function's call, result set
+ * and SET clause cost about as much as its query): the requests come as one jsonb document,
+ * whose row count the planner cannot see (no estimate from the value, unlike `unnest` of an
+ * array), so custom plans cost what the generic one does and PostgreSQL keeps the generic plan
+ * after its first calls instead of planning every call; each offered key is still a
+ * `LATERAL … LIMIT 1` lookup on unique indexes (test/integration/plan-stability.test.ts).
  */
-export const CLAIM_MANY_SQL = `SELECT * FROM anm_gate_claim_many($1, $2, $3, $4)`;
+export const CLAIM_MANY_SQL = `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i integer, hash text, idem text, request_hash text, new_id text)),
+  k AS (
+    SELECT x.i, x.idem, x.request_hash, x.new_id, k.key_id, k.merchant, k.mode, k.merchant_status, k.success_url, k.cancel_url, k.payout_address,
+           row_number() OVER (PARTITION BY k.merchant, k.mode, x.idem ORDER BY x.i) AS rn
+      FROM x CROSS JOIN LATERAL anm_secret_key(x.hash) k),
+  async AS (SELECT set_config('synchronous_commit', 'off', true) AS v),
+  c AS (
+    INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state, intent_id)
+    SELECT k.merchant, k.mode, k.idem, k.request_hash, 'in_flight', k.new_id FROM k CROSS JOIN async WHERE k.merchant_status = 'active' AND k.rn = 1
+    ON CONFLICT DO NOTHING RETURNING merchant, mode, key)
+  SELECT k.i, k.key_id, k.merchant, k.mode, k.merchant_status, k.success_url, k.cancel_url, k.payout_address, c.key IS NOT NULL AS claimed
+    FROM k LEFT JOIN c ON k.rn = 1 AND c.merchant = k.merchant AND c.mode = k.mode AND c.key = k.idem`;
+
+export interface ClaimItem {
+  hash: string;
+  key: string;
+  requestHash: string;
+  newIntentId: string | null;
+}
+
+/** The one parameter of `CLAIM_MANY_SQL`: the claims in order, numbered from 1. */
+export function claimManyParams(items: readonly ClaimItem[]): [string] {
+  return [JSON.stringify(items.map((x, n) => ({ i: n + 1, hash: x.hash, idem: x.key, request_hash: x.requestHash, new_id: x.newIntentId })))];
+}
 
 export interface ClaimRow {
   claim: 'claimed' | 'reused' | 'replay' | 'in_flight';

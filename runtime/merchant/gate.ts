@@ -7,7 +7,7 @@
 import type { Db } from '../../storage/db.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import { Batcher } from './batcher.ts';
-import { CLAIM_MANY_SQL, CLAIM_SQL, claimOf, GATE_LEASE_SQL, LOOKUP_MANY_SQL, numbered, reply, SETTLE_SQL, type ClaimRow, type GateRow, type NumberedRow } from './gate-sql.ts';
+import { CLAIM_MANY_SQL, CLAIM_SQL, claimManyParams, claimOf, GATE_LEASE_SQL, LOOKUP_MANY_SQL, numbered, reply, SETTLE_SQL, type ClaimItem, type ClaimRow, type GateRow, type NumberedRow } from './gate-sql.ts';
 import { LeaseBook, type BucketLimits, type BucketView, type LeaseOptions, type LeaseRequest } from './leases.ts';
 import type { Mode } from './secrets.ts';
 
@@ -87,7 +87,7 @@ export class Gate {
   private readonly sweepMs: number;
 
   private readonly lookups: Batcher<{ hash: string; readId: string | null }, GateRow>;
-  private readonly claims: Batcher<{ hash: string; key: string; requestHash: string; newIntentId: string | null }, GateRow & { claimed?: boolean }>;
+  private readonly claims: Batcher<ClaimItem, GateRow & { claimed?: boolean }>;
 
   constructor(
     private readonly db: Db,
@@ -102,17 +102,7 @@ export class Gate {
       { maxInFlight: opts.lookupsInFlight ?? 2 },
     );
     this.claims = new Batcher(async (items) =>
-      numbered(
-        items.length,
-        (
-          await db.query<NumberedRow & { claimed: boolean }>(CLAIM_MANY_SQL, [
-            items.map((x) => x.hash),
-            items.map((x) => x.key),
-            items.map((x) => x.requestHash),
-            items.map((x) => x.newIntentId),
-          ])
-        ).rows,
-      ),
+      numbered(items.length, (await db.query<NumberedRow & { claimed: boolean }>(CLAIM_MANY_SQL, claimManyParams(items))).rows),
       batching,
     );
   }
