@@ -1,4 +1,4 @@
-import type { Bus, BusMessage, ConsumeOptions, Subscription } from './types.ts';
+import { RawJson, type Bus, type BusMessage, type ConsumeOptions, type Subscription } from './types.ts';
 import { subjectMatches } from './subjects.ts';
 
 interface Entry {
@@ -106,7 +106,8 @@ export class MemoryBus implements Bus {
       if (this.seen.size > 100_000) this.pruneSeen(now);
     }
     // Copy through JSON so a consumer never shares objects with the publisher, as over a wire.
-    const entry = (): Entry => ({ subject, data: JSON.parse(JSON.stringify(data)) as unknown, msgId: opts.msgId, deliveries: 0 });
+    const text = data instanceof RawJson ? data.text : JSON.stringify(data);
+    const entry = (): Entry => ({ subject, data: JSON.parse(text) as unknown, msgId: opts.msgId, deliveries: 0 });
     let matched = false;
     for (const d of this.durables.values()) {
       if (subjectMatches(d.filter, subject)) {

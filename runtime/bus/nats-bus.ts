@@ -11,7 +11,7 @@ import {
   type NatsConnection,
 } from 'nats';
 import type { Bus, BusMessage, ConsumeOptions, Subscription } from './types.ts';
-import { STREAMS } from './types.ts';
+import { RawJson, STREAMS } from './types.ts';
 import { jsonBytes } from './json-bytes.ts';
 
 export interface NatsBusOptions {
@@ -77,7 +77,8 @@ export class NatsBus implements Bus {
   }
 
   async publish(subject: string, data: unknown, opts: { msgId?: string } = {}): Promise<void> {
-    await this.js.publish(`${this.namespace}.${subject}`, jsonBytes(data), opts.msgId ? { msgID: opts.msgId } : undefined);
+    const bytes = data instanceof RawJson ? Buffer.from(data.text, 'utf8') : jsonBytes(data);
+    await this.js.publish(`${this.namespace}.${subject}`, bytes, opts.msgId ? { msgID: opts.msgId } : undefined);
   }
 
   async consume(opts: ConsumeOptions): Promise<Subscription> {

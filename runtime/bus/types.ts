@@ -4,6 +4,15 @@
  * chain signals (at-least-once, deduped by message id); the ephemeral side carries the
  * snapshot feed, which nobody needs to replay.
  */
+/**
+ * A message body already encoded as JSON text (the outbox stores its payloads as JSON): the
+ * bus sends these bytes as they are, and consumers receive the value they encode, as for any
+ * other body. Saves the outbox relay a parse and a re-encoding per row.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
 export interface BusMessage {
   readonly subject: string;
   readonly data: unknown;

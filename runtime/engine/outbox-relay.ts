@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/db.ts';
-import type { Bus } from '../bus/types.ts';
+import { RawJson, type Bus } from '../bus/types.ts';
 
 export interface OutboxRelayOptions {
   pollMs?: number;
@@ -43,7 +43,7 @@ interface Floor {
 const CLAIM_SQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
   UPDATE outbox SET published_at = now() FROM async
    WHERE ctid = ANY(ARRAY(SELECT ctid FROM outbox WHERE published_at IS NULL AND id >= $2 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED))
-  RETURNING id, msg_id, subject, payload, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`;
+  RETURNING id, msg_id, subject, payload::text AS payload, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`;
 
 // The oldest transaction still running, read before the claim: the claim's own snapshot has
 // an xmin at least as high.
@@ -112,12 +112,12 @@ export class OutboxRelay {
     const from = full ? 0n : floor.from;
     const { count, maxId, xmin, xmax } = await this.db.tx(async (q) => {
       const begin = await q.query<{ xmin: string }>(BEGIN_SQL);
-      const { rows } = await q.query<{ id: string; msg_id: string; subject: string; payload: unknown; xmax: string }>(CLAIM_SQL, [batch, from.toString()]);
+      const { rows } = await q.query<{ id: string; msg_id: string; subject: string; payload: string; xmax: string }>(CLAIM_SQL, [batch, from.toString()]);
       const xmin = BigInt(begin.rows[0]!.xmin);
       if (rows.length === 0) return { count: 0, maxId: null, xmin, xmax: 0n };
       rows.sort((a, b) => Number(a.id) - Number(b.id));
       // The marks commit only after every row is published: a failed publish rolls them back.
-      await Promise.all(rows.map((r) => this.bus.publish(r.subject, r.payload, { msgId: r.msg_id })));
+      await Promise.all(rows.map((r) => this.bus.publish(r.subject, new RawJson(r.payload), { msgId: r.msg_id })));
       const last = rows[rows.length - 1]!;
       return { count: rows.length, maxId: BigInt(last.id), xmin, xmax: BigInt(last.xmax) };
     });

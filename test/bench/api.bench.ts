@@ -17,7 +17,7 @@
  * server process's leases (ADR 0004): with limits this high a lease quickly grows to 10% of
  * the capacity, so after the first requests of each key no request writes a bucket row (a key
  * or IP near its limit costs one lease round trip per chunk instead).
- * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_MERCHANTS (32), BENCH_POOL (the service's DATABASE_POOL_SIZE, 8),
+ * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (48), BENCH_MERCHANTS (32), BENCH_POOL (the service's DATABASE_POOL_SIZE, 8),
  * BENCH_LOADGEN (wrk | autocannon).
  */
 import { databaseTransport } from './bench-env.ts';
@@ -38,7 +38,10 @@ import { natsServerPid, procCpu } from './proc-cpu.ts';
 import { runWrk, wrkInstalled, type LoadFigures } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+// 48 connections: the most load at which POST's p99 stayed under its 50 ms in the runs of
+// 2026-11-25 (docs/benchmarks.md); CPU per create falls as concurrency rises (larger claim
+// batches and relay batches, feed emits that leave together).
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 48);
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 32);
 const LIMIT = '100000000';
 const USE_WRK = (process.env.BENCH_LOADGEN ?? (wrkInstalled() ? 'wrk' : 'autocannon')) === 'wrk';
@@ -171,7 +174,9 @@ const bareLoad = USE_WRK ? wrkLoad(`${urls.bare}/bare`, 'bare') : autocannonLoad
 const results: Figures[] = [];
 await run('warm-up', bareLoad, 2);
 results.push(await run('bare Fastify GET', bareLoad));
-await run('warm-up', createLoad(), 2);
+// Long enough for V8 to finish optimising the create path: the first seconds of a fresh
+// server ran ~10 % slower.
+await run('warm-up', createLoad(), 5);
 results.push(await run('POST /api/v1/payment-intents', createLoad()));
 
 // Ids to read back, each with the key of its merchant.
