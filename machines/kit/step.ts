@@ -27,11 +27,13 @@ export interface NotAccepted extends StepCommon {
 
 export type StepResult = Accepted | NotAccepted;
 
-function persist(def: DurableMachine, s: SnapshotFrom<AnyStateMachine>): { snapshot: PersistedSnapshot; json: string } {
-  const p = def.machine.getPersistedSnapshot(s) as unknown as PersistedSnapshot & { historyValue?: unknown; children?: unknown };
-  // Durable machines spawn nothing and use no history states; keep only what restores them.
-  // The JSON round trip makes the snapshot exactly what a reload from the database gives.
-  const json = JSON.stringify({ status: p.status, value: p.value, context: p.context });
+function persist(s: SnapshotFrom<AnyStateMachine>): { snapshot: PersistedSnapshot; json: string } {
+  // Durable machines spawn nothing, use no history states and keep no actor references in
+  // their context, so what XState's getPersistedSnapshot would add (a deep copy of the context,
+  // children, history) is either empty or what the JSON below already does (its copy was
+  // 1.6 % of the gateway's samples in a profile of creates). The JSON round trip makes the
+  // snapshot exactly what a reload from the database gives (the model suites check it).
+  const json = JSON.stringify({ status: s.status, value: s.value, context: s.context });
   return { snapshot: JSON.parse(json) as PersistedSnapshot, json };
 }
 
@@ -86,7 +88,7 @@ export function create(def: DurableMachine, event: EventFromLogic<AnyStateMachin
   const m = def.machine;
   const [s0, a0] = collecting(m, (scope) => m.getInitialSnapshot(scope, def.input(event)));
   const [s1, a1] = collecting(m, (scope) => m.transition(s0, event, scope));
-  return { accepted: true, ...persist(def, s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
+  return { accepted: true, ...persist(s1), status: def.status(s1), effects: effectsOf([...a0, ...a1]) };
 }
 
 /** The pure step the engine runs inside its transaction. */
@@ -97,7 +99,7 @@ export function step(def: DurableMachine, current: PersistedSnapshot, event: Eve
   if (next === prev && actions.length === 0) {
     return { accepted: false, snapshot: current, status: def.status(prev), effects: [] };
   }
-  return { accepted: true, ...persist(def, next), status: def.status(next), effects };
+  return { accepted: true, ...persist(next), status: def.status(next), effects };
 }
 
 /** Rebuilds a snapshot from a journal: the first event creates, the rest step. */
