@@ -143,9 +143,9 @@ export class NatsBus implements Bus {
    * of its own, so one emit per commit was one socket write (and one wake-up of nats-server)
    * per event. Encoded now: the item is what the commit left.
    */
-  emit(subject: string, data: unknown): void {
+  emit(subject: string, data: unknown, json?: string): void {
     if (this.emits.length === 0) setImmediate(() => this.flushEmits());
-    this.emits.push({ subject: `${this.namespace}.${subject}`, data: jsonBytes(data) });
+    this.emits.push({ subject: `${this.namespace}.${subject}`, data: json === undefined ? jsonBytes(data) : Buffer.from(json, 'utf8') });
   }
 
   private flushEmits(): void {

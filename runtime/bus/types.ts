@@ -47,8 +47,11 @@ export interface Bus {
   /** Durable publish; a repeated `msgId` inside the dedupe window is dropped by the bus. */
   publish(subject: string, data: unknown, opts?: { msgId?: string }): Promise<void>;
   consume(opts: ConsumeOptions): Promise<Subscription>;
-  /** Fire-and-forget publication to live listeners (snapshot feed). */
-  emit(subject: string, data: unknown): void;
+  /**
+   * Fire-and-forget publication to live listeners (snapshot feed). `json`, when given, is
+   * `data` already encoded: a bus that sends bytes sends it instead of encoding `data`.
+   */
+  emit(subject: string, data: unknown, json?: string): void;
   listen(subject: string, handler: (subject: string, data: unknown) => void): Subscription;
   close(): Promise<void>;
 }

@@ -119,7 +119,7 @@ export class ActorHost {
     const res = await this.write(this.deps.db, 'fast', def, target, event, version, seen.state, next, seen.merchant, seen.mode);
     const counts = res.rows[0] as { n: number } | undefined;
     if (counts?.n !== 1) return null;
-    const result = this.result('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode);
+    const result = this.result('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode, next.json);
     this.remember(result);
     return result;
   }
@@ -144,7 +144,7 @@ export class ActorHost {
     if (parts.timerDeletes) params.push(timerDeletes);
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
     // The result is known before the write (the step is pure), so a companion can render it.
-    const result = this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+    const result = this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
     for (const c of companions) params.push(...c.params(result));
     const res = await this.deps.db.query<{ fresh: number }>(writeStatement(parts), params);
     if (res.rows[0]?.fresh !== 1) return null;
@@ -168,7 +168,7 @@ export class ActorHost {
       );
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
       await this.write(q, 'insert', def, target, event, 1, null, created, merchant, mode);
-      return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode);
+      return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
     }
     if (event.type === def.createEvent && (await q.query(SELECT_CREATED_BY, [target.id, event.id])).rows.length > 0) {
       return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
@@ -191,7 +191,7 @@ export class ActorHost {
     const counts = res.rows[0] as { fresh: number; n: number } | undefined;
     if (counts?.fresh === 0) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     if (counts?.n !== 1) throw new VersionConflictError(target.id);
-    return this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode);
+    return this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode, next.json);
   }
 
   /** Records an event that changed nothing; false when it had already been applied (a duplicate). */
@@ -232,8 +232,20 @@ export class ActorHost {
     return q.query(writeStatement(parts), params);
   }
 
-  private result(outcome: Outcome, def: DurableMachine, actorId: string, version: number, status: string, snapshot: PersistedSnapshot, merchant: string | null, mode: string | null): ApplyResult {
-    return { outcome, actorId, kind: def.kind, merchant, mode, version, status, snapshot };
+  private result(
+    outcome: Outcome,
+    def: DurableMachine,
+    actorId: string,
+    version: number,
+    status: string,
+    snapshot: PersistedSnapshot,
+    merchant: string | null,
+    mode: string | null,
+    snapshotJson?: string,
+  ): ApplyResult {
+    const r: ApplyResult = { outcome, actorId, kind: def.kind, merchant, mode, version, status, snapshot };
+    if (snapshotJson !== undefined) r.snapshotJson = snapshotJson;
+    return r;
   }
 
   private async afterCommit(result: ApplyResult, event: EventBase): Promise<void> {
@@ -248,7 +260,7 @@ export class ActorHost {
         snapshot: result.snapshot,
         event: event.type,
       };
-      this.deps.bus.emit(`snap.${result.kind}.${result.actorId}`, item);
+      this.deps.bus.emit(`snap.${result.kind}.${result.actorId}`, item, result.snapshotJson === undefined ? undefined : feedJson(item, result.snapshotJson));
       this.deps.onOutbox?.();
     }
     await this.deps.hooks?.afterCommit?.(result, event);
@@ -293,6 +305,12 @@ export class ActorHost {
     await this.sub?.stop();
     this.sub = undefined;
   }
+}
+
+/** The feed item's JSON around the snapshot's, as the step already encoded it for the store. */
+function feedJson(i: SnapshotFeedItem, snapshotJson: string): string {
+  const j = JSON.stringify;
+  return `{"id":${j(i.id)},"kind":${j(i.kind)},"merchant":${j(i.merchant)},"mode":${j(i.mode)},"version":${i.version},"status":${j(i.status)},"snapshot":${snapshotJson},"event":${j(i.event)}}`;
 }
 
 function timerEventName(event: EventBase & Record<string, unknown>): string | null {

@@ -28,6 +28,8 @@ export interface ApplyResult extends ActorState {
   actorId: string;
   /** True when the caller's `CreateCompanion` was written in the create's own statement. */
   companionWritten?: boolean;
+  /** The snapshot's JSON as this call stored it (absent when it wrote no snapshot). */
+  snapshotJson?: string;
 }
 
 /**

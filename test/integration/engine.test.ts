@@ -40,6 +40,22 @@ describe.each(backendFactories)('engine on %s', (_name, open) => {
     expect(rows[0]).toEqual({ version: 2, state: 'open' });
   });
 
+  it('puts each applied version on the snapshot feed as the store has it (NATS: the JSON the step encoded)', async () => {
+    const got: unknown[] = [];
+    const sub = b.bus.listen('snap.>', (_subject, data) => got.push(data));
+    await sub.ready;
+    const r1 = await host.apply(target('f1'), createEv('f1:create'));
+    const r2 = await host.apply(target('f1'), { type: 'order.add', id: 'f1:add', at: T0 + 1, n: 2 });
+    await waitFor(async () => got.length >= 2, 5_000, 'two feed items');
+    const { rows } = await b.db.query<{ snapshot: unknown }>(`SELECT snapshot FROM actors WHERE id = 'f1'`);
+    const owner = { id: 'f1', kind: 'order', merchant: 'm_1', mode: 'test' };
+    expect(got).toEqual([
+      { ...owner, version: 1, status: r1.status, snapshot: r1.snapshot, event: 'order.create' },
+      { ...owner, version: 2, status: r2.status, snapshot: rows[0]!.snapshot, event: 'order.add' },
+    ]);
+    await sub.stop();
+  });
+
   it('a duplicate delivery produces one effect', async () => {
     await host.apply(target('o2'), createEv());
     const add = { type: 'order.add', id: 'dup-1', at: T0 + 1, n: 1 };
