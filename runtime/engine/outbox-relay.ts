@@ -6,6 +6,8 @@ export interface OutboxRelayOptions {
   batch?: number;
   /** Published rows older than this are deleted; the journal keeps the history. */
   retainMs?: number;
+  /** How long a nudge waits for more commits before claiming (default 20 ms). */
+  gatherMs?: number;
   /** How often a claim scans from the first row instead of from the floor (see `Floor`). */
   fullScanMs?: number;
 }
@@ -60,6 +62,8 @@ export class OutboxRelay {
   private again = false;
   private stopped = true;
   private lastPrune = 0;
+  /** When the scheduled run is due (ms since the epoch). */
+  private dueAt = Infinity;
   private readonly floor: Floor = { from: 0n, candidate: null, lastFullScan: 0 };
 
   constructor(
@@ -73,15 +77,24 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** Ask for a run now (after a commit that wrote rows). */
+  /**
+   * Ask for a run soon (after a commit that wrote rows): within `gatherMs`, so that under load
+   * a claim takes the rows of many commits. Each claim costs a transaction, a planning and its
+   * round trips whatever its size; claiming after every commit made batches of a few rows.
+   */
   nudge(): void {
     if (this.stopped) return;
     if (this.running) this.again = true;
-    else this.schedule(0);
+    else if (this.dueAt > Date.now() + this.gatherMs()) this.schedule(this.gatherMs());
+  }
+
+  private gatherMs(): number {
+    return this.opts.gatherMs ?? 20;
   }
 
   private schedule(ms: number): void {
     clearTimeout(this.timer);
+    this.dueAt = Date.now() + ms;
     this.timer = setTimeout(() => void this.run(), ms);
   }
 
@@ -98,9 +111,9 @@ export class OutboxRelay {
       this.running = false;
     }
     if (this.stopped) return;
-    const again = more || this.again;
+    const again = this.again;
     this.again = false;
-    this.schedule(again ? 0 : (this.opts.pollMs ?? 200));
+    this.schedule(more ? 0 : again ? this.gatherMs() : (this.opts.pollMs ?? 200));
   }
 
   /** Publishes one batch; returns how many rows it published. */

@@ -63,6 +63,32 @@ describe.runIf(realAvailable)('outbox relay floor on postgres', () => {
     expect(rows[0]?.n).toBe(0);
   });
 
+  it("gathers the commits of a nudge's window into one claim", async () => {
+    const { published } = await open();
+    let claims = 0;
+    const counting: Db = {
+      ...db,
+      kind: db.kind,
+      close: () => db.close(),
+      query: db.query,
+      tx: (fn) => db.tx((q) => fn({ ...q, query: ((sql: string, params?: never) => (sql.includes('UPDATE outbox') && claims++, q.query(sql, params))) as Db['query'] })),
+    };
+    const bus = { kind: 'memory', publish: async (_s: string, _d: unknown, o?: { msgId?: string }) => void published.push(o?.msgId ?? '') } as unknown as Bus;
+    const relay = new OutboxRelay(counting, bus, { gatherMs: 100, pollMs: 60_000, fullScanMs: 3_600_000 });
+    relay.start();
+    await new Promise((r) => setTimeout(r, 50)); // the first claim, at start, finds nothing
+    const before = claims;
+    for (let i = 0; i < 10; i++) {
+      await insert(db, `burst-${i}`);
+      relay.nudge();
+      await new Promise((r) => setTimeout(r, 5)); // commits a few milliseconds apart, as under load
+    }
+    await new Promise((r) => setTimeout(r, 400));
+    await relay.stop();
+    expect(published).toEqual(Array.from({ length: 10 }, (_, i) => `burst-${i}`));
+    expect(claims - before).toBe(1);
+  });
+
   it('claims from the floor: index pages read per claim stay few however many published rows the outbox keeps', async () => {
     const { relay } = await open();
     await db.query(
