@@ -9,6 +9,8 @@ import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
+import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER } from './host-sql.ts';
+import { feedJson, ownerOf, timerEventName } from './event-parts.ts';
 import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, Outcome, SnapshotFeedItem } from './actor-types.ts';
 
 export interface ActorHostDeps {
@@ -31,20 +33,6 @@ interface LockedRow {
   merchant: string | null;
   mode: string | null;
 }
-
-// An event the cached row does not accept, recorded only if the row still has that version
-// (no row back: it moved on, and the locked path decides).
-const MARK_IGNORED_AT_VERSION = `INSERT INTO processed_events (actor_id, event_id, outcome)
-  SELECT $1, $2, 'ignored' WHERE EXISTS (SELECT 1 FROM actors WHERE id = $1 AND version = $3)
-  ON CONFLICT (actor_id, event_id) DO UPDATE SET at = processed_events.at RETURNING outcome`;
-
-const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM actors WHERE id = $1 FOR UPDATE`;
-
-// A create whose actor exists: the same create again (a duplicate) if it is the journal's first entry.
-const SELECT_CREATED_BY = `SELECT 1 FROM actor_events WHERE actor_id = $1 AND seq = 1 AND event_id = $2`;
-
-// Only timer firings need this before the transition (to drop stale generations).
-const SELECT_TIMER = `SELECT generation FROM timers WHERE actor_id = $1 AND name = $2`;
 
 /**
  * Hosts durable actors: one Postgres transaction per event (row lock, dedupe, pure
@@ -196,11 +184,7 @@ export class ActorHost {
 
   /** Records an event that changed nothing; false when it had already been applied (a duplicate). */
   private async markIgnored(q: Queryable, actorId: string, eventId: string): Promise<boolean> {
-    const r = await q.query<{ outcome: string }>(
-      `INSERT INTO processed_events (actor_id, event_id, outcome) VALUES ($1, $2, 'ignored')
-       ON CONFLICT (actor_id, event_id) DO UPDATE SET at = processed_events.at RETURNING outcome`,
-      [actorId, eventId],
-    );
+    const r = await q.query<{ outcome: string }>(MARK_IGNORED, [actorId, eventId]);
     return r.rows[0]?.outcome === 'ignored';
   }
 
@@ -305,22 +289,4 @@ export class ActorHost {
     await this.sub?.stop();
     this.sub = undefined;
   }
-}
-
-/** The feed item's JSON around the snapshot's, as the step already encoded it for the store. */
-function feedJson(i: SnapshotFeedItem, snapshotJson: string): string {
-  const j = JSON.stringify;
-  return `{"id":${j(i.id)},"kind":${j(i.kind)},"merchant":${j(i.merchant)},"mode":${j(i.mode)},"version":${i.version},"status":${j(i.status)},"snapshot":${snapshotJson},"event":${j(i.event)}}`;
-}
-
-function timerEventName(event: EventBase & Record<string, unknown>): string | null {
-  return typeof event.timer === 'string' ? event.timer : null;
-}
-
-/** An actor created through another actor's `sendTo` names its owner in the create event. */
-function ownerOf(target: ActorTarget, event: EventBase & Record<string, unknown>): { merchant: string | null; mode: 'live' | 'test' | null } {
-  return {
-    merchant: target.merchant ?? (typeof event.merchant_id === 'string' ? event.merchant_id : null),
-    mode: target.mode ?? (event.mode === 'live' || event.mode === 'test' ? event.mode : null),
-  };
 }
