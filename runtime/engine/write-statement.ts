@@ -9,6 +9,8 @@
  * $8 kind, $9 merchant, $10 mode, $11 machine version, $12 snapshot; outbox JSON; timer names
  * to delete; timer rows JSON; (update, fast) the snapshot; (create, insert) the companions' parameters.
  */
+import type { CreateCompanion } from './actor-types.ts';
+
 export interface WriteParts {
   /** Inserts the actor row too (a new actor in one statement). */
   create?: boolean;
@@ -27,7 +29,7 @@ export interface WriteParts {
    * Rows written with a new actor (`CreateCompanion`: the machine's own, then a caller's);
    * their parameters come last, in this order.
    */
-  companions?: ReadonlyArray<{ name: string; cte(first: number): string; arity: number }>;
+  companions?: ReadonlyArray<Pick<CreateCompanion, 'name' | 'arity' | 'cte'>>;
 }
 
 const statements = new Map<string, string>();
