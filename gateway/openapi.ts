@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ERRORS } from './errors.ts';
+import { checkoutPaths } from './schemas/checkout.ts';
 import './schemas/common.ts';
 import './schemas/ops.ts';
 import './schemas/refund.ts';
@@ -136,6 +137,7 @@ export function openApiDocument(baseUrl: string): Json {
           responses: { '200': json(ref('PaymentInstructions'), 'Payment instructions.', RATE_HEADERS), ...errors(404, 429) },
         }),
       },
+      ...checkoutPaths(),
       '/ops/api/merchants': {
         post: op('Operator: create a merchant (keys and password shown once)', {
           security: operator,

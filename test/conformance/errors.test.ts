@@ -88,6 +88,29 @@ describe('conformance: errors and versioning', () => {
     expect(compileDocument(r.json)).toBeGreaterThan(40);
   });
 
+  it('Endpoints: /c/{id}, /c/{id}/events and /widget.js are described, and what they answer matches the description', async () => {
+    type Op = { responses: Record<string, { content: Record<string, Record<string, unknown>> }> };
+    const doc = (await h().req('GET', '/api/v1/openapi.json')).json as { paths: Record<string, { get: Op }>; components: { schemas: Record<string, { required: string[] }> } };
+    for (const p of ['/c/{id}', '/c/{id}/events', '/widget.js']) expect(doc.paths[p]?.get, p).toBeDefined();
+    expect(Object.keys(doc.paths['/c/{id}']!.get.responses)).toEqual(expect.arrayContaining(['200', '404', '429']));
+    expect(doc.paths['/c/{id}/events']!.get.responses['200']!.content['text/event-stream']!['x-item-schema']).toEqual({ $ref: '#/components/schemas/CheckoutStatus' });
+    expect(doc.components.schemas.CheckoutStatus!.required).toEqual(expect.arrayContaining(['version', 'status', 'payable', 'final']));
+    // Seen responses are checked against the document after the file (status and media type).
+    const c = await h().req('POST', '/api/v1/payment-intents', { key, idem: idem(), body: intentBody() });
+    const page = await h().req('GET', `/c/${c.json.id}`);
+    expect([page.status, page.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
+    expect((await h().req('GET', '/c/pay_aaaaaaaaaaaaaaaaaaaaaaaa')).status).toBe(404);
+    const w = await h().req('GET', '/widget.js');
+    expect(w.status).toBe(200);
+    expect((await h().req('GET', '/widget.js', { headers: { 'if-none-match': String(w.headers.etag) } })).status).toBe(304);
+  });
+
+  it('The OpenAPI check refuses a page served with a media type its description does not name', async () => {
+    const doc = (await h().req('GET', '/api/v1/openapi.json')).json as Record<string, unknown>;
+    const problems = checkAgainstOpenApi(doc, [{ method: 'GET', path: '/c/pay_aaaaaaaaaaaaaaaaaaaaaaaa', status: 200, body: undefined, headers: { 'content-type': 'application/json' } }]);
+    expect(problems).toHaveLength(1);
+  });
+
   it('Versioning 4: "Every listed route is marked live"', async () => {
     const doc = (await h().req('GET', '/api/v1/openapi.json')).json as { paths: Record<string, Record<string, { 'x-status': string }>> };
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));

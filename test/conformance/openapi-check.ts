@@ -82,7 +82,13 @@ export function checkAgainstOpenApi(doc: Record<string, unknown>, seen: readonly
         problems.push(`${what}: status not documented (documented: ${Object.keys(op.responses).join(', ')})`);
         continue;
       }
-      if (!resp.content?.['application/json']) continue;
+      if (!resp.content?.['application/json']) {
+        // HTML, event stream, script: the media type must be one the document names.
+        const types = Object.keys(resp.content ?? {});
+        const got = String(s.headers['content-type'] ?? '');
+        if (types.length > 0 && !types.some((t) => got.startsWith(t))) problems.push(`${what}: content-type ${got}, documented ${types.join(', ')}`);
+        continue;
+      }
       ref = `openapi#/${pointer('paths', tpl!, method, 'responses', op.responses[status] ? status : 'default', 'content', 'application/json', 'schema')}`;
     }
     const v = validator(ref);
