@@ -1,5 +1,6 @@
 import { FEE_BPS, formatAnm } from '../money/money.ts';
 import type { PaymentIntentContext } from './context.ts';
+import { paymentUri } from './payment-uri.ts';
 import { SETTLED_STATES, shortfall, watchUntil } from './rules.ts';
 
 /**
@@ -63,15 +64,6 @@ export interface CheckoutPageView {
   intent: CheckoutIntentView;
   merchant: { name: string };
   status: CheckoutStatusView;
-}
-
-/**
- * `anm:<payment_address>?amount=<merchant_amount>&fee=<protocol_fee>&fee_to=<treasury>&ref=<reference>`:
- * both outputs of the one transaction, in nANM. Every value is drawn from an alphabet that
- * needs no percent-encoding (bech32m, digits, `pr1:` + base32; `:` is legal in a query).
- */
-export function paymentUri(ctx: Pick<PaymentIntentContext, 'payment_address' | 'merchant_amount' | 'protocol_fee' | 'treasury_address' | 'payment_reference'>): string {
-  return `anm:${ctx.payment_address}?amount=${ctx.merchant_amount}&fee=${ctx.protocol_fee}&fee_to=${ctx.treasury_address}&ref=${ctx.payment_reference}`;
 }
 
 /** An absolute http(s) URL, or null: only such links are ever put in front of a customer. */

@@ -3,6 +3,8 @@
  * script cache max-age 300"; Authentication 5 and 8; issue 6 items 3-5).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePaymentUri } from '../../machines/payment-intent/payment-uri.ts';
+import { paymentDocSchema, paymentOutputs } from '../../runtime/chain/payment-tx.ts';
 import { request } from '../conformance/harness.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { openCheckoutHarness, type CheckoutHarness } from './harness.ts';
@@ -76,7 +78,22 @@ describe('GET /c/{id}', () => {
     expect(data.status).toMatchObject({ status: 'AWAITING_PAYMENT', version: 1 });
     expect(data.events_url).toBe(`/c/${intentId}/events?last_event_id=1`);
     expect(data.embed).toBeNull();
-    expect(data.intent.payment_uri).toMatch(/^anm:tanm1\w+\?amount=980000000&fee=20000000&fee_to=tanm1\w+&ref=pr1:\w+$/);
+    expect(data.intent.payment_uri).toMatch(/^anm:tanm1\w+\?amount=1000000000&merchant_amount=980000000&fee_amount=20000000&fee_to=tanm1\w+&ref=pr1:\w+$/);
+    // The URI and the document `anmpay wallet pay` reads describe the same transaction.
+    const doc = paymentDocSchema.parse((await get(`/c/${intentId}/payment.json`)).json);
+    const uri = parsePaymentUri(data.intent.payment_uri);
+    expect(uri).toEqual({
+      payment_address: doc.payment_address,
+      amount: doc.anm_amount,
+      merchant_amount: doc.merchant_amount,
+      protocol_fee: doc.protocol_fee,
+      treasury_address: doc.treasury_address,
+      payment_reference: doc.payment_reference,
+    });
+    expect(paymentOutputs(doc)).toEqual([
+      { to: uri.payment_address, amount: uri.merchant_amount },
+      { to: uri.treasury_address, amount: uri.protocol_fee },
+    ]);
     // The static summary escapes it too: no markup from the description reaches the document.
     expect(r.text).not.toContain('<script>alert');
     expect(r.text).not.toContain('<img src=x');
