@@ -26,6 +26,8 @@ describe('checkout view (docs/checkout.md)', () => {
     expect(page.intent.payment_uri).toBe(paymentUri(ctx));
     expect(page.intent.anm_amount).toBe(ANM.toString());
     expect(BigInt(page.intent.merchant_amount) + BigInt(page.intent.protocol_fee)).toBe(ANM);
+    expect(page.intent.anm_amount_decimal).toBe('1');
+    expect(toCheckoutPage({ ...ctx, anm_amount: '1234500000000' }, 'AWAITING_PAYMENT', { version: 1, merchantName: 'Shop', now: T0 }).intent.anm_amount_decimal).toBe('1234.5');
     expect(page.intent.merchant_amount_formatted).toBe('0.98 ANM');
     expect(page.intent.protocol_fee_formatted).toBe('0.02 ANM');
   });

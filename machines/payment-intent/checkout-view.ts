@@ -45,6 +45,8 @@ export interface CheckoutIntentView {
   requested_amount: string | null;
   anm_amount: string;
   anm_amount_formatted: string;
+  /** The total in ANM as a plain decimal (`1234.5`: no grouping, no unit), for wallets that take ANM. */
+  anm_amount_decimal: string;
   merchant_amount: string;
   merchant_amount_formatted: string;
   protocol_fee: string;
@@ -64,6 +66,11 @@ export interface CheckoutPageView {
   intent: CheckoutIntentView;
   merchant: { name: string };
   status: CheckoutStatusView;
+}
+
+/** Exact decimal ANM as a wallet's amount field takes it: `formatAnm` without grouping or unit. */
+function plainAnm(nanm: bigint): string {
+  return formatAnm(nanm).slice(0, -' ANM'.length).replaceAll(',', '');
 }
 
 /** An absolute http(s) URL, or null: only such links are ever put in front of a customer. */
@@ -149,6 +156,7 @@ export function toCheckoutIntent(ctx: PaymentIntentContext): CheckoutIntentView 
     requested_amount: ctx.requested_amount,
     anm_amount: ctx.anm_amount,
     anm_amount_formatted: formatAnm(BigInt(ctx.anm_amount)),
+    anm_amount_decimal: plainAnm(BigInt(ctx.anm_amount)),
     merchant_amount: ctx.merchant_amount,
     merchant_amount_formatted: formatAnm(BigInt(ctx.merchant_amount)),
     protocol_fee: ctx.protocol_fee,

@@ -15,6 +15,10 @@ if (dataEl?.textContent && el) {
     const bridge = new EmbedBridge(data.intent.id, data.embed.origins, data.status);
     el.addEventListener('anm-status-change', (e) => bridge.status(e.detail));
     el.addEventListener('anm-done', () => bridge.close());
+    // Keys pressed in the iframe never reach the merchant's page: Escape is passed on as a close.
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') bridge.close();
+    });
   }
   el.data = data;
   // The static summary served for the first paint (and no-JS readers) is not needed any more.

@@ -32,7 +32,9 @@ export interface AnmPayClient {
 const PUBLISHABLE = /^apk_(live|test)_[A-Za-z0-9]{32}$/;
 const INTENT_ID = /^pay_[a-z2-7]{24}$/;
 const LOG = '[ANM Pay widget]';
-const HELLO_EVERY_MS = 250;
+/** After the iframe loaded: how long the page may take to answer `hello` before we say why it did not. */
+const ANSWER_AFTER_LOAD_MS = 3_000;
+/** If the iframe never even loads (network): when to offer the new-tab link. */
 const READY_TIMEOUT_MS = 10_000;
 
 // The service's origin is this script's own: the widget talks to nothing else.
@@ -107,13 +109,34 @@ function openCheckout(publishableKey: string, intentId: string, opts: OpenOption
   let closed = false;
   let lastStatus: string | null = null;
 
+  // One hello per load of the iframe: the page's listener is attached by its module script,
+  // which runs before `load`. Repeating it would not help a page the browser refused to frame
+  // (its window is then an error page, and every post to it is a console error of its own).
   const hello: WidgetToCheckout = { source: WIDGET_SOURCE, v: 1, type: 'hello', intent: intentId };
-  const sayHello = (): void => frame.contentWindow?.postMessage(hello, SERVICE_ORIGIN);
-  const helloTimer = setInterval(() => (ready ? clearInterval(helloTimer) : sayHello()), HELLO_EVERY_MS);
-  const readyTimer = setTimeout(() => {
-    if (!ready) fallback.hidden = false;
-  }, READY_TIMEOUT_MS);
-  frame.addEventListener('load', sayHello);
+  let answerTimer: ReturnType<typeof setTimeout> | undefined;
+  let explained = false;
+  const giveUp = (why: string): void => {
+    if (ready || closed) return;
+    fallback.hidden = false;
+    if (explained) return;
+    explained = true;
+    console.error(`${LOG} ${why} The modal offers a link to open the checkout in a new tab instead.`);
+  };
+  const readyTimer = setTimeout(() => giveUp(`the checkout at ${SERVICE_ORIGIN} did not load within ${READY_TIMEOUT_MS / 1000} s.`), READY_TIMEOUT_MS);
+  frame.addEventListener('load', () => {
+    if (ready || closed) return;
+    frame.contentWindow?.postMessage(hello, SERVICE_ORIGIN);
+    clearTimeout(answerTimer);
+    answerTimer = setTimeout(
+      () =>
+        giveUp(
+          `the checkout did not answer: this page's origin (${location.origin}) is probably not allowed to embed it, so the browser refused to show it. ` +
+            `Add the origin to the merchant's allowed origins (\`anmpay merchant origins <merchant_id> --origin ${location.origin}\`), ` +
+            `and check that the publishable key is of the intent's merchant and mode (a test key cannot show a live intent).`,
+        ),
+      ANSWER_AFTER_LOAD_MS,
+    );
+  });
 
   const onMessage = (e: MessageEvent<unknown>): void => {
     // Only the checkout page we opened, from the service's origin.
@@ -126,6 +149,8 @@ function openCheckout(publishableKey: string, intentId: string, opts: OpenOption
     }
     if ((d.type !== 'ready' && d.type !== 'status') || !isStatusView(d.status)) return;
     ready = true;
+    clearTimeout(answerTimer);
+    clearTimeout(readyTimer);
     fallback.hidden = true;
     const view = d.status;
     lastStatus = view.status;
@@ -146,8 +171,8 @@ function openCheckout(publishableKey: string, intentId: string, opts: OpenOption
   function close(): void {
     if (closed) return;
     closed = true;
-    clearInterval(helloTimer);
     clearTimeout(readyTimer);
+    clearTimeout(answerTimer);
     window.removeEventListener('message', onMessage);
     document.removeEventListener('keydown', onKey, true);
     host.remove();

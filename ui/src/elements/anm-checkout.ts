@@ -18,7 +18,14 @@ import './anm-qr.ts';
 import './anm-status.ts';
 import { tokens } from './tokens.ts';
 
-const COPY_FIELDS: readonly string[] = ['uri', 'address', 'amount', 'fee', 'fee_to', 'reference'];
+const COPY_FIELDS: readonly string[] = ['uri', 'total', 'address', 'amount', 'fee', 'fee_to', 'reference'];
+
+/**
+ * Phones and tablets cannot scan a QR code shown on their own screen: there the outputs are
+ * how the customer pays, so they start expanded while payable. With a mouse the QR code or
+ * the wallet link does it, and the breakdown starts collapsed.
+ */
+const coarsePointer = (): boolean => typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
 
 function selectContents(el: HTMLElement): void {
   const range = document.createRange();
@@ -181,7 +188,7 @@ export class AnmCheckout extends LitElement {
     const local = this.local.value.context;
     const merchant = d.merchant.name || 'the merchant';
     const embed = d.embed !== null;
-    this.detailsShouldBeOpen = local.detailsOpen ?? view.payable;
+    this.detailsShouldBeOpen = local.detailsOpen ?? (view.payable && coarsePointer());
     return html`
       <article aria-labelledby="title" @anm-copy=${this.onCopy}>
         <header>
@@ -191,7 +198,7 @@ export class AnmCheckout extends LitElement {
           ${i.description ? html`<p class="description">${i.description}</p>` : nothing}
         </header>
         <anm-amount label=${view.payable ? 'Amount due' : 'Amount'} .anm=${i.anm_amount_formatted} .nanm=${i.anm_amount} .fiat=${i.fiat}></anm-amount>
-        <anm-status .view=${view} connection=${this.live.connection} ?embed=${embed}></anm-status>
+        <anm-status .view=${view} connection=${this.live.connection} ?embed=${embed} merchant=${merchant}></anm-status>
         ${view.status === 'PAID' && view.success_url && !embed ? html`<a class="cta" href=${view.success_url}>Continue to ${merchant}</a>` : nothing}
         ${view.status === 'PAID' && embed ? html`<button class="done" type="button" @click=${this.done}>Done</button>` : nothing}
         ${view.payable
@@ -200,6 +207,14 @@ export class AnmCheckout extends LitElement {
               ${view.status === 'AWAITING_PAYMENT' ? html`<anm-countdown .expires=${view.expires_at}></anm-countdown>` : nothing}
               <anm-qr .value=${i.payment_uri} label="QR code of the payment request: scan it with your ANM wallet"></anm-qr>
               <a class="wallet-link" href=${i.payment_uri}>Open in my wallet app</a>
+              <anm-copy-field
+                label="Total in ANM"
+                field="total"
+                .value=${i.anm_amount_decimal}
+                hint="For a wallet that takes an amount in ANM: the two outputs below add up to this."
+                ?copied=${local.copied === 'total'}
+                ?failed=${local.copyFailed === 'total'}
+              ></anm-copy-field>
               <anm-copy-field
                 label="Payment URI"
                 field="uri"

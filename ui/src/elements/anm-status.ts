@@ -22,7 +22,7 @@ function depth(v: CheckoutStatusView): TemplateResult {
 }
 
 /** Words for a status view: a fixed table, no rule of the payment is decided here. */
-function shown(v: CheckoutStatusView, embed: boolean): Shown {
+function shown(v: CheckoutStatusView, embed: boolean, merchant: string): Shown {
   switch (v.status) {
     case 'CREATED':
     case 'AWAITING_PAYMENT':
@@ -41,11 +41,13 @@ function shown(v: CheckoutStatusView, embed: boolean): Shown {
         body: html`Your transaction paid ${v.excess_formatted ?? 'more than asked'} above the amount. Contact the merchant about the excess. ${depth(v)}`,
       };
     case 'UNDERPAID':
+      // No depth bar: nothing the customer waits for here can complete this payment.
       return {
         tone: 'error',
         title: 'Underpaid',
-        body: html`Your transaction is short by ${v.shortfall_formatted ?? 'part of the amount'}, so it does not pay this request. Contact the merchant; do not send the difference separately.
-        ${v.transaction_hash ? depth(v) : nothing}`,
+        body: html`Your transaction is short by ${v.shortfall_formatted ?? 'part of the amount'}, so it does not pay this request, and no further
+          transaction can complete it. <strong>What you can do:</strong> contact ${merchant} and give them the transaction below; they can
+          refund what you sent or ask you to pay a new request. Do not send the difference on its own.`,
       };
     case 'PAID':
       return {
@@ -82,6 +84,7 @@ export class AnmStatus extends LitElement {
     view: { attribute: false },
     connection: { type: String },
     embed: { type: Boolean },
+    merchant: { type: String },
   };
 
   static override styles = [
@@ -150,18 +153,21 @@ export class AnmStatus extends LitElement {
   declare view: CheckoutStatusView | undefined;
   declare connection: Connection;
   declare embed: boolean;
+  /** Whom the customer is told to contact when something needs a person. */
+  declare merchant: string;
 
   constructor() {
     super();
     this.view = undefined;
     this.connection = 'connecting';
     this.embed = false;
+    this.merchant = 'the merchant';
   }
 
   override render() {
     const v = this.view;
     if (!v) return nothing;
-    const s = shown(v, this.embed);
+    const s = shown(v, this.embed, this.merchant);
     return html`
       <section class="box ${s.tone}" aria-labelledby="status-title" data-status=${v.status}>
         <div role="status" aria-live="polite" aria-atomic="true">

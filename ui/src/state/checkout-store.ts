@@ -4,13 +4,13 @@
  */
 import { createStore } from '@xstate/store';
 
-export type CopyField = 'uri' | 'address' | 'amount' | 'fee' | 'fee_to' | 'reference';
+export type CopyField = 'uri' | 'total' | 'address' | 'amount' | 'fee' | 'fee_to' | 'reference';
 
 export interface CheckoutLocal {
   copied: CopyField | null;
   /** Copy failed (no clipboard permission): the value was selected for a manual copy instead. */
   copyFailed: CopyField | null;
-  /** Null until the customer toggles them: open while the intent is payable. */
+  /** Null until the customer toggles them: then anm-checkout's default applies. */
   detailsOpen: boolean | null;
 }
 
