@@ -13,10 +13,10 @@ export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | undefined>;
 }
 
-/** `--json` is accepted everywhere; `usage` is shown with any parse error. */
+/** `--json` and `--quiet` (`-q`) are accepted everywhere; `usage` is shown with any parse error. */
 export function parse(argv: string[], options: OptionSpec, usage: string): ParsedArgs {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, ...options }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, ...options }, allowPositionals: true, strict: true });
     return { positionals, values };
   } catch (e) {
     throw new CliError('usage', `${e instanceof Error ? e.message : String(e)}; usage: ${usage}`, 2);

@@ -29,7 +29,7 @@ async function run(argv: string[]): Promise<CommandResult> {
     if (mode !== 'test' && mode !== 'live') throw usageError('--mode test|live is required', USAGE);
     if (kind !== 'secret' && kind !== 'publishable') throw usageError('--kind must be secret or publishable', USAGE);
     const k = expectShape(createdKey, await opsCall('POST', `/ops/api/merchants/${encodeURIComponent(merchant)}/keys`, { mode, kind }), 'keys create');
-    return { data: k, text: `${k.kind} ${k.mode} key ${k.id} for ${k.merchant} (shown once): ${k.key}` };
+    return { data: k, text: `${k.kind} ${k.mode} key ${k.id} for ${k.merchant} (shown once): ${k.key}`, quiet: k.key };
   }
   if (sub === 'revoke') {
     const [target] = positionals(a, 1, USAGE);

@@ -1,6 +1,7 @@
 /**
- * How every `anmpay` command reports: a command returns `{data, text}`; with `--json` the
- * data is printed as one JSON line (bigints as decimal strings), otherwise the text. Errors
+ * How every `anmpay` command reports: a command returns `{data, text, quiet?}`; with `--json`
+ * the data is printed as one JSON line (bigints as decimal strings), with `--quiet` (`-q`) the
+ * one value a shell script needs (`ADDR=$(anmpay wallet create -q)`), otherwise the text. Errors
  * become `{"error":{"code","message"}}` on stdout with `--json` (text on stderr without) and
  * a non-zero exit: 2 for usage errors, 1 for everything else.
  */
@@ -24,6 +25,8 @@ export class CliError extends Error {
 export interface CommandResult {
   data: Record<string, unknown>;
   text: string;
+  /** With `--quiet` / `-q`: the one value a script goes on with (an address, a hash), alone on its line. */
+  quiet?: string;
 }
 
 /** A command's body: gets the arguments after its name; `undefined` = already printed (long-running commands). */
@@ -50,9 +53,10 @@ export function toCliError(e: unknown): CliError {
 /** Runs one command and returns the exit code (main.ts's `main(argv)` contract); all printing happens here. */
 export async function runCommand(run: CommandRun, argv: string[]): Promise<number> {
   const json = argv.includes('--json');
+  const quiet = !json && (argv.includes('--quiet') || argv.includes('-q'));
   try {
     const result = await run(argv);
-    if (result) process.stdout.write(json ? `${toJson(result.data)}\n` : `${result.text}\n`);
+    if (result) process.stdout.write(json ? `${toJson(result.data)}\n` : `${quiet && result.quiet !== undefined ? result.quiet : result.text}\n`);
     return 0;
   } catch (e) {
     const err = toCliError(e);

@@ -42,5 +42,5 @@ async function run(argv: string[]): Promise<CommandResult> {
   const feeRaw = str(a, 'fee-nanm');
   const tx = buildRefundTx(u, { chainId: u.chain_id, publicKey: wallet.publicKey, nonce, ...(feeRaw !== undefined && { fee: nanm(feeRaw, '--fee-nanm', { allowZero: true }) }) });
   const txHash = await rpc.sendRawTransaction(encodeSignedTx(sign(tx, wallet.secretKey)));
-  return { data: { tx_hash: txHash }, text: `refund ${doc.id}: sent ${u.amount} nANM to ${u.to} (${network}, nonce ${nonce})\ntx_hash ${txHash}` };
+  return { data: { tx_hash: txHash }, text: `refund ${doc.id}: sent ${u.amount} nANM to ${u.to} (${network}, nonce ${nonce})\ntx_hash ${txHash}`, quiet: txHash };
 }

@@ -12,10 +12,10 @@ import { expectShape, getServiceJson, rpcFor, serviceUrl, walletsDir } from './e
 import { CliError, runCommand, type CommandResult } from './output.ts';
 
 const USAGE = {
-  create: 'anmpay wallet create [--network test|live] [--out <file>] [--json]',
-  balance: 'anmpay wallet balance <address> [--network test|live] [--json]',
-  fund: 'anmpay wallet fund <address> <nanm> [--network test|live] [--json]',
-  pay: 'anmpay wallet pay <intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--network test|live] [--json]',
+  create: 'anmpay wallet create [--network test|live] [--out <file>] [--json | -q]',
+  balance: 'anmpay wallet balance <address> [--network test|live] [--json | -q]',
+  fund: 'anmpay wallet fund <address> <nanm> [--network test|live] [--json | -q]',
+  pay: 'anmpay wallet pay <intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--network test|live] [--json | -q]',
 };
 const NET = { network: { type: 'string' } } as const;
 
@@ -57,7 +57,7 @@ async function create(a: ParsedArgs): Promise<CommandResult> {
   const file = path.resolve(str(a, 'out') ?? path.join(walletsDir(), `${w.address}.json`));
   await mkdir(path.dirname(file), { recursive: true });
   await writeWalletFile(file, w);
-  return { data: { address: w.address, wallet: file, network }, text: `address ${w.address}\nwallet  ${file}` };
+  return { data: { address: w.address, wallet: file, network }, text: `address ${w.address}\nwallet  ${file}`, quiet: w.address };
 }
 
 async function balance(a: ParsedArgs): Promise<CommandResult> {
@@ -65,7 +65,7 @@ async function balance(a: ParsedArgs): Promise<CommandResult> {
   const { network, address } = networkFor(a, raw!);
   const rpc = rpcFor(network);
   const [bal, nonce] = await Promise.all([rpc.getBalance(address), rpc.getNonce(address, 'latest')]);
-  return { data: { address, network, balance: bal, nonce }, text: `${address}: ${bal} nANM (nonce ${nonce}, ${network})` };
+  return { data: { address, network, balance: bal, nonce }, text: `${address}: ${bal} nANM (nonce ${nonce}, ${network})`, quiet: bal.toString() };
 }
 
 async function fund(a: ParsedArgs): Promise<CommandResult> {
@@ -73,7 +73,7 @@ async function fund(a: ParsedArgs): Promise<CommandResult> {
   const { network, address } = networkFor(a, raw!);
   const amount = nanm(amountRaw!, 'amount');
   const r = await rpcFor(network).faucet(address, amount);
-  return { data: { address, network, amount: r.amount, balance: r.balance }, text: `funded ${address} with ${r.amount} nANM; balance ${r.balance} nANM (${network})` };
+  return { data: { address, network, amount: r.amount, balance: r.balance }, text: `funded ${address} with ${r.amount} nANM; balance ${r.balance} nANM (${network})`, quiet: r.balance.toString() };
 }
 
 async function loadWallet(a: ParsedArgs, usage: string): Promise<Wallet> {
@@ -97,5 +97,5 @@ async function pay(a: ParsedArgs): Promise<CommandResult> {
   const tx = buildPaymentTx(doc, { chainId: NETWORKS[doc.network].chainId, publicKey: wallet.publicKey, nonce, fee }, total);
   const txHash = await rpc.sendRawTransaction(encodeSignedTx(sign(tx, wallet.secretKey)));
   const sent = tx.outputs.reduce((s, o) => s + o.amount, 0n);
-  return { data: { tx_hash: txHash }, text: `paid ${sent} nANM to intent ${doc.id} (${doc.network}, nonce ${nonce})\ntx_hash ${txHash}` };
+  return { data: { tx_hash: txHash }, text: `paid ${sent} nANM to intent ${doc.id} (${doc.network}, nonce ${nonce})\ntx_hash ${txHash}`, quiet: txHash };
 }

@@ -52,6 +52,11 @@ export function demoBanner(m: CreatedMerchant, baseUrl: string): string {
     `    login               ${m.dashboard.email} / ${m.dashboard.password}`,
     `    test secret key     ${m.keys.test.secret}`,
     `    test publishable    ${m.keys.test.publishable}`,
+    `    docs                ${baseUrl}/docs`,
+    `    operator console    ${baseUrl}/ops`,
+    '',
+    '  To try the API (README "A first payment"), in another shell:',
+    `    export ANMPAY_API_KEY=${m.keys.test.secret}`,
     '',
   ].join('\n');
 }

@@ -131,6 +131,9 @@ describe('bootstrap', () => {
       expect(banner).toContain(first.demo!.dashboard.email);
       expect(banner).toContain(first.demo!.dashboard.password);
       expect(banner).toContain(first.demo!.keys.test.secret);
+      // README "A first payment": the line to paste is printed as is.
+      expect(banner).toContain(`\n    export ANMPAY_API_KEY=${first.demo!.keys.test.secret}\n`);
+      for (const p of ['/dashboard', '/docs', '/ops']) expect(banner).toContain(`http://127.0.0.1:3000${p}\n`);
       expect(banner).not.toContain(first.demo!.keys.live.secret);
     } finally {
       await b.close();
