@@ -5,13 +5,12 @@
  * Env: BENCH_EVENTS (default 30000), BENCH_CONCURRENCY (default 64), BENCH_POOL (engine's
  * connections, default 10: with 12 events in flight, 10 connections gave 3,232-3,274 events/s
  * against 2,923-2,934 with 6 in alternating runs, the same CPU per event; at 64 in flight the
- * two are alike; docs/benchmarks.md, sixth session), BENCH_LATENCY_CONCURRENCY
+ * two are alike), BENCH_LATENCY_CONCURRENCY
  * (default 12: a second run with fewer events in flight, for the p99 target; by Little's law
  * 64 in flight at 3,000/s already means 21 ms on average. The tail is set by stalls in which
  * no commit completes for 6-50 ms, seen about every 540 ms while a checkpoint spread its
  * writes: every event in flight waits a stall out, so at 16 in flight the stalls alone made
- * up the slowest 1 % of a run, and 12 in flight held p99 lower at the same rate;
- * docs/benchmarks.md, fifth session).
+ * up the slowest 1 % of a run, and 12 in flight held p99 lower at the same rate).
  * Each PostgreSQL run also reports CPU per event (this process + its PostgreSQL backends, from
  * /proc), which does not swing with other work on a shared machine the way wall rates do.
  */

@@ -7,7 +7,7 @@
  * Env: BENCH_BLOCKS (default 40: the timed tick lasts ~1.5 s. With 20 it lasted ~0.9 s, and
  * the fixed costs of a tick (filling the pipeline at its start, the depth signal at its end)
  * weighed more: the indexer's CPU per tx was 35-47 µs against 31-35 with 40 in alternating
- * runs, docs/benchmarks.md; the signed corpus is made once, ~4 s per block with a worker per
+ * runs; the signed corpus is made once, ~4 s per block with a worker per
  * core, and cached), BENCH_WARMUP_BLOCKS (default 3: indexed first
  * and not timed, so the figure is the steady state of a running indexer and not V8's compile
  * time), BENCH_OPEN_INTENTS (default 10000: open intents no block pays, so that many stay open

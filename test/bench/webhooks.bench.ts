@@ -6,12 +6,11 @@
  *      runtime started: intake → worker → HTTP 200, timed until the last result is committed;
  *   2. delivery stage alone: a backlog of pending deliveries drained by the worker;
  *   3. memory: 100,000 pending deliveries queued (BENCH_BACKLOG), RSS sampled while they drain.
- * Figures are printed and appended to docs/benchmarks.md (BENCH_APPEND=0 to skip).
+ * Figures are printed; docs/benchmarks.md keeps the current ones.
  * Env: BENCH_EVENTS (default 20000), BENCH_MERCHANTS (default 20), BENCH_BACKLOG (default 100000).
  */
 import './bench-env.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFile, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
 import { webhookEventId } from '../../runtime/engine/webhook-id.ts';
@@ -28,11 +27,8 @@ import { natsServerPid, procCpu } from './proc-cpu.ts';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 20);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000);
-const APPEND = process.env.BENCH_APPEND !== '0';
-const lines: string[] = [];
 const say = (s: string): void => {
   console.log(s);
-  lines.push(s);
 };
 const mib = (n: number): string => fmt(n / 2 ** 20, 1);
 
@@ -262,12 +258,3 @@ try {
   await db.close();
 }
 
-if (APPEND) {
-  const file = new URL('../../docs/benchmarks.md', import.meta.url);
-  const existing = await readFile(file, 'utf8').catch(() => '');
-  const header = existing.includes('## Webhooks (issue 5)') ? '' : `${existing && !existing.endsWith('\n\n') ? '\n' : ''}## Webhooks (issue 5)\n\n`;
-  const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
-  const block = `${header}Run of \`npm run bench:webhooks\` on 2026-11-21, machine: ${machine} (2 cores shared with other engineers' test runs; load average at the end ${load}).\n\n${lines.slice(1).map((l) => `- ${l}`).join('\n')}\n\n`;
-  await appendFile(file, block);
-  console.log('appended to docs/benchmarks.md');
-}
