@@ -1,5 +1,5 @@
 /**
- * Listening and draining for the merchant HTTP edge. `runtime/services.ts` starts it; stop
+ * Listening and draining for the merchant HTTP edge. `bin/services.ts` starts it; stop
  * order: drain (/healthz 503), close the listener and finish in-flight requests, then the
  * caller stops the engine and closes storage.
  */

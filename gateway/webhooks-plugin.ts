@@ -1,5 +1,4 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../storage/db.ts';
 import { getDelivery, listDeliveries, redeliver } from '../runtime/webhooks/deliveries.ts';
 import { DEFAULT_ROTATION_GRACE_MS, listEndpoints, rotateSecret, setEndpoint } from '../runtime/webhooks/endpoints.ts';
 import { WebhookError } from '../runtime/webhooks/errors.ts';
@@ -12,8 +11,11 @@ import { isOperator } from './operator-auth.ts';
  * `/ops/api/merchants/:merchant/webhooks` (the dashboard pages come later and reuse the
  * runtime functions behind it). Register with `app.register(webhooksPlugin, { db, operatorToken })`.
  */
+/** The store the runtime's webhook functions work on (the gateway holds it, never opens it). */
+type WebhookStore = Parameters<typeof listEndpoints>[0];
+
 export interface WebhooksPluginOptions {
-  db: Db;
+  db: WebhookStore;
   operatorToken: string;
   /** ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1; read from the environment when not given. */
   allowPrivateWebhooks?: boolean;

@@ -3,6 +3,23 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** What a process can run (ANMPAY_ROLES); the composition root (bin/services.ts) reads it. */
+export const ROLES = ['gateway', 'runtime', 'indexer', 'marketplace'] as const;
+export type Role = (typeof ROLES)[number];
+
+const roles = z
+  .string()
+  .default(ROLES.join(','))
+  .transform((text, ctx) => {
+    const names = text.split(',').map((r) => r.trim()).filter(Boolean);
+    const unknown = names.filter((r) => !(ROLES as readonly string[]).includes(r));
+    if (unknown.length || !names.length) {
+      ctx.addIssue({ code: 'custom', message: `${unknown.length ? `unknown role ${unknown.map((r) => JSON.stringify(r)).join(', ')}` : 'no role given'}; use a comma-separated list of ${ROLES.join(', ')}` });
+      return z.NEVER;
+    }
+    return new Set(names as Role[]);
+  });
+
 /** Every setting the service reads from the environment; README's configuration table mirrors it. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
@@ -15,6 +32,10 @@ export const configSchema = z.object({
   /** PostgreSQL schema (search_path) and NATS subject namespace: isolate several services on one database and server. */
   ANMPAY_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
   NATS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+  /** How long JetStream waits for an ack before it hands a message to another process (one that died holding it). */
+  NATS_ACK_WAIT_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** What this process runs: gateway, runtime, indexer, marketplace (comma-separated; default all). */
+  ANMPAY_ROLES: roles,
   ANMPAY_DATA_DIR: z.string().min(1).default('.data'),
   PORT: port.default(3000),
   MARKETPLACE_PORT: port.default(3001),
@@ -40,15 +61,23 @@ export const configSchema = z.object({
   HTTP_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   /** Seconds a rotated-out webhook secret keeps signing (both active during the grace). */
   ANMPAY_WEBHOOK_ROTATION_GRACE_S: z.coerce.number().int().min(0).max(604_800).default(86_400),
+  /** How long a claimed webhook delivery is kept from other processes; a crashed process's sends are retried after it. Over the 10 s send timeout. */
+  ANMPAY_WEBHOOK_LEASE_MS: z.coerce.number().int().min(11_000).default(60_000),
 });
 
 export type Config = z.infer<typeof configSchema> & { pgDataDir: string };
 
+/** A setting the service cannot start with: one line per setting, no stack (the process entry prints it). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]!}` : `invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`invalid configuration:\n${lines}`);
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   return { ...parsed.data, pgDataDir: path.join(parsed.data.ANMPAY_DATA_DIR, 'pg') };
 }

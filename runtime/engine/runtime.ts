@@ -31,11 +31,17 @@ export class Engine {
     this.feed = new SnapshotFeed(opts.bus);
   }
 
-  async start(): Promise<void> {
-    this.feed.start();
-    await this.host.start({ concurrency: this.opts.consumerConcurrency ?? 32, ...(this.opts.ackWaitMs ? { ackWaitMs: this.opts.ackWaitMs } : {}) });
+  /**
+   * Starts the parts a process runs (default all). A gateway-only process applies commands
+   * through `host` and relays its own outbox rows, but takes no bus events or timers: those go
+   * to the runtime processes. The relay runs wherever commits write outbox rows, so an effect
+   * leaves at once rather than on another process's next poll.
+   */
+  async start(parts: { feed?: boolean; consumer?: boolean; sweeper?: boolean } = {}): Promise<void> {
+    if (parts.feed !== false) this.feed.start();
+    if (parts.consumer !== false) await this.host.start({ concurrency: this.opts.consumerConcurrency ?? 32, ...(this.opts.ackWaitMs ? { ackWaitMs: this.opts.ackWaitMs } : {}) });
     this.relay.start();
-    this.sweeper.start();
+    if (parts.sweeper !== false) this.sweeper.start();
   }
 
   /** Drain: stop taking new work, let in-flight transactions finish, then stop publishing. */

@@ -30,6 +30,8 @@ interface Row {
 export interface IntakeOptions {
   durable?: string;
   concurrency?: number;
+  /** Redelivery to another process when one took a fact and died before acking it. */
+  ackWaitMs?: number;
   maxBatch?: number;
   /** Called after a batch created pending deliveries, so the worker need not wait for its poll. */
   onDeliveries?: () => void;
@@ -100,6 +102,7 @@ export class WebhookIntake {
       durable: this.opts.durable ?? 'webhook-intake',
       subject: 'fx.webhook.>',
       concurrency: this.opts.concurrency ?? 256,
+      ...(this.opts.ackWaitMs ? { ackWaitMs: this.opts.ackWaitMs } : {}),
       handler: (msg) => this.handle(msg),
     });
   }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.ts';
-import { startServices, type Services } from '../../runtime/services.ts';
+import { startServices, type Services } from '../../bin/services.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { verifyIndependently } from '../webhooks/independent-verifier.ts';
 import { Receiver } from '../webhooks/receiver.ts';
@@ -28,7 +28,7 @@ let webhookSecret: string;
 let merchant: { merchant_id: string; keys: { test: { secret: string }; live: { secret: string } } };
 
 const cli = (args: string[], env: Record<string, string> = {}): Promise<Json> =>
-  cliJson<Json>(args, { ANMPAY_URL: base, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken, ...env });
+  cliJson<Json>(args, { ANMPAY_URL: base, ANMPAY_DEVNET_URL: services.devnet!.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken, ...env });
 
 async function api(method: string, p: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
   const res = await fetch(base + p, {
@@ -73,7 +73,7 @@ beforeAll(async () => {
     ...(realAvailable ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {}),
   });
   services = await startServices(config);
-  base = services.http.url;
+  base = services.http!.url;
   merchant = (await cli(['merchant', 'create', '--name', 'E2E Chain Shop'])) as typeof merchant;
   receiver = await Receiver.start();
   const hook = await cli(['webhook', 'set', '--merchant', merchant.merchant_id, '--mode', 'test', '--url', `http://127.0.0.1:${receiver.port}/hooks`]);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig } from '../../runtime/config.ts';
-import { startServices, type Services } from '../../runtime/services.ts';
+import { startServices, type Services } from '../../bin/services.ts';
 import { cliJson } from '../helpers/cli.ts';
 import { merchantPage } from './merchant-page.ts';
 
@@ -64,14 +64,14 @@ export async function startCheckoutE2e(): Promise<CheckoutE2e> {
     ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
   });
   const services = await startServices(config);
-  const svc = services.http.url;
+  const svc = services.http!.url;
   let publishableKey = '';
   const merchantSite: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(merchantPage(svc, publishableKey)));
   await new Promise<void>((r) => merchantSite.listen(0, '127.0.0.1', r));
   const merchantUrl = `http://127.0.0.1:${(merchantSite.address() as AddressInfo).port}`;
 
   const cli = (args: string[]): Promise<Record<string, unknown>> =>
-    cliJson(args, { ANMPAY_URL: svc, ANMPAY_DEVNET_URL: services.devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
+    cliJson(args, { ANMPAY_URL: svc, ANMPAY_DEVNET_URL: services.devnet!.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
   let secretKey = '';
   const api = async (method: string, p: string, body?: unknown, auth = secretKey): Promise<Record<string, unknown>> => {
     const res = await fetch(`${svc}${p}`, {

@@ -1,6 +1,6 @@
 /**
  * One HTTP server for both devnets: JSON-RPC 2.0 by POST at `/test` (chain id 1001) and
- * `/live` (chain id 1). `npm start` runs it in-process (runtime/services.ts), `anmpay
+ * `/live` (chain id 1). `npm start` runs it in-process (bin/services.ts), `anmpay
  * devnet serve` as its own process. Plain node:http: the node is a separate service from
  * the gateway and needs no plugins.
  */

@@ -10,11 +10,12 @@ import { signalEnvelopes } from './signals.ts';
  * on a retryable failure. A redelivered signal re-applies events that already committed;
  * actors drop those by event id.
  */
-export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concurrency?: number; onPoison?: (env: ActorEnvelope, err: unknown) => void } = {}): Promise<Subscription> {
+export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concurrency?: number; ackWaitMs?: number; onPoison?: (env: ActorEnvelope, err: unknown) => void } = {}): Promise<Subscription> {
   return bus.consume({
     durable: 'chain-router',
     subject: 'chain.>',
     concurrency: opts.concurrency ?? 32,
+    ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
     handler: async (msg) => {
       let envelopes: ActorEnvelope[];
       try {

@@ -1,0 +1,161 @@
+/**
+ * The composition root: the one place that knows every layer. It opens storage and the bus
+ * per the config and starts what this process's roles (ANMPAY_ROLES) run:
+ *
+ * - gateway: the merchant HTTP API on PORT (commands applied to actors directly, and the
+ *   outbox rows they write relayed at once), the snapshot feed for checkout streams;
+ * - runtime: the actor-event consumer, timers, the chain-signal router, webhook intake and
+ *   delivery;
+ * - indexer: one chain follower per network, lease-guarded (extra processes stand by);
+ * - marketplace: the marketplace app on MARKETPLACE_PORT, once it exists.
+ *
+ * The in-process devnet runs when a process that needs a chain has no RPC URL for it, which
+ * `checkRoles` allows only to a process running every role.
+ */
+import type { Db } from '../storage/db.ts';
+import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.ts';
+import { openDb } from '../storage/open.ts';
+import { MemoryBus } from '../runtime/bus/memory-bus.ts';
+import { NatsBus } from '../runtime/bus/nats-bus.ts';
+import type { Bus, Subscription } from '../runtime/bus/types.ts';
+import type { Config } from '../runtime/config.ts';
+import { machineRegistry } from '../runtime/machines.ts';
+import { Engine } from '../runtime/engine/runtime.ts';
+import { demoBanner } from '../runtime/merchant/bootstrap.ts';
+import { openMerchantServices } from '../runtime/merchant/index.ts';
+import { WebhookRuntime } from '../runtime/webhooks/service.ts';
+import { startDevnetServer, type DevnetServer } from '../runtime/chain/devnet/server.ts';
+import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer/start.ts';
+import { startChainRouter } from '../runtime/chain/indexer/router.ts';
+import { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
+import { startHttp, type HttpEdge } from '../gateway/server.ts';
+import { checkRoles, listening } from './startup.ts';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  bus: Bus;
+  engine: Engine;
+  /** The merchant HTTP server on HOST:PORT (gateway role). */
+  http?: HttpEdge;
+  /** Webhook intake and delivery (runtime role). */
+  webhooks?: WebhookRuntime;
+  /** Both devnets' JSON-RPC on DEVNET_PORT (`/test`, `/live`), when this process runs them. */
+  devnet?: DevnetServer;
+  /** Chain followers (indexer role). */
+  chain?: ChainIndexers;
+  log(msg: string): void;
+  stop(): Promise<void>;
+}
+
+/** Starts this process's roles; on a failure part-way, stops what had started and rethrows. */
+export async function startServices(config: Config): Promise<Services> {
+  const log = (msg: string): void => {
+    if (config.LOG_LEVEL !== 'silent') process.stdout.write(`${JSON.stringify({ level: 'info', time: Date.now(), msg })}\n`);
+  };
+  checkRoles(config);
+  const roles = config.ANMPAY_ROLES;
+  const needsChain = roles.has('gateway') || roles.has('indexer');
+  const inProcessDevnet = needsChain && (!config.ANM_TEST_RPC_URL || !config.ANM_RPC_URL);
+  // Stopped in reverse order of starting: the HTTP edge first (stop taking requests), storage last.
+  const stops: Array<() => Promise<unknown>> = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  try {
+    // The lock comes before PGlite opens: a second process on the same directory must not touch it.
+    if (!config.DATABASE_URL || inProcessDevnet) {
+      const lock: DataDirLock = await lockDataDir(config.ANMPAY_DATA_DIR);
+      stops.push(() => lock.release());
+    }
+    const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
+    stops.push(() => db.close());
+    const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();
+    stops.push(() => bus.close());
+    log(`roles: ${[...roles].join(', ')}; storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
+
+    const engine = new Engine({ db, bus, registry: machineRegistry(), ackWaitMs: config.NATS_ACK_WAIT_MS });
+    const runtime = roles.has('runtime');
+    await engine.start({ feed: roles.has('gateway'), consumer: runtime, sweeper: runtime });
+    stops.push(() => engine.stop());
+    let webhooks: WebhookRuntime | undefined;
+    if (runtime) {
+      const router: Subscription = await startChainRouter(bus, engine.host, { ackWaitMs: config.NATS_ACK_WAIT_MS });
+      stops.push(() => router.stop());
+      const hooks = new WebhookRuntime(db, bus, {
+        allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
+        worker: { leaseMs: config.ANMPAY_WEBHOOK_LEASE_MS },
+        intake: { ackWaitMs: config.NATS_ACK_WAIT_MS },
+        log,
+      });
+      await hooks.start();
+      stops.push(() => hooks.stop());
+      webhooks = hooks;
+    }
+
+    let devnet: DevnetServer | undefined;
+    if (inProcessDevnet) {
+      const started = await listening('DEVNET_PORT', config.HOST, config.DEVNET_PORT, () => startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS }));
+      stops.push(() => started.close());
+      devnet = started;
+      log(`devnet: JSON-RPC at ${started.url}/test (chain id 1001) and ${started.url}/live (chain id 1); ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`);
+    }
+    const testRpc = config.ANM_TEST_RPC_URL ?? `${devnet?.url ?? ''}/test`;
+    const liveRpc = config.ANM_RPC_URL ?? `${devnet?.url ?? ''}/live`;
+
+    let chain: ChainIndexers | undefined;
+    if (roles.has('indexer')) {
+      const indexers = startChainIndexers({ db, bus, rpcUrls: { test: testRpc, live: liveRpc }, onError: (err) => log(`indexer: ${err instanceof Error ? err.message : String(err)}`) });
+      stops.push(() => indexers.stop());
+      chain = indexers;
+    }
+    if (roles.has('marketplace') && !roles.has('gateway')) log('marketplace: this version has no marketplace app yet; the role runs nothing');
+
+    let http: HttpEdge | undefined;
+    if (roles.has('gateway')) {
+      const merchant = await openMerchantServices(db, config);
+      const edge = await listening('PORT', config.HOST, config.PORT, () =>
+        startHttp(
+          {
+            ...merchant,
+            host: engine.host,
+            feed: engine.feed,
+            webhookAdmin: {
+              db,
+              allowPrivateWebhooks: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
+              rotationGraceMs: config.ANMPAY_WEBHOOK_ROTATION_GRACE_S * 1000,
+              onRedeliver: () => webhooks?.worker.nudge(),
+            },
+            chain: { test: new AnmRpcClient(testRpc), live: new AnmRpcClient(liveRpc) },
+            dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
+            logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+          },
+          { host: config.HOST, port: config.PORT, publicBaseUrl: config.PUBLIC_BASE_URL, drainMs: config.HTTP_DRAIN_MS },
+        ),
+      );
+      stops.push(() => edge.close());
+      http = edge;
+      log(`merchant API listening on ${edge.url}`);
+      if (merchant.demo) process.stdout.write(demoBanner(merchant.demo, config.PUBLIC_BASE_URL ?? edge.url));
+    }
+    log('started');
+    return {
+      config,
+      db,
+      bus,
+      engine,
+      ...(http && { http }),
+      ...(webhooks && { webhooks }),
+      ...(devnet && { devnet }),
+      ...(chain && { chain }),
+      log,
+      async stop() {
+        await stopAll();
+        log('stopped');
+      },
+    };
+  } catch (err) {
+    await stopAll().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+import { ConfigError, ROLES, type Config, type Role } from '../runtime/config.ts';
+import { DataDirBusyError } from '../storage/data-dir-lock.ts';
+
+/**
+ * What a process can be told at start and must refuse: a busy data directory, a port in use,
+ * roles split over the embedded defaults. Each is one line for the operator, never a stack.
+ */
+export class StartupError extends Error {}
+
+/** The one line to print for an error that stopped the start, or null when it is a bug (print the stack). */
+export function startupLine(err: unknown): string | null {
+  if (err instanceof StartupError || err instanceof DataDirBusyError || err instanceof ConfigError) return `anmpay: ${err.message}`;
+  return null;
+}
+
+/** Runs a listen and turns "address in use" (or "not allowed") into a line naming the variable to change. */
+export async function listening<T>(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT', host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${port} on ${host} is in use: set ${variable} to a free port (or stop what listens there)`);
+    if (code === 'EACCES') throw new StartupError(`port ${port} on ${host} needs privileges: set ${variable} to a port above 1023`);
+    if (code === 'EADDRNOTAVAIL') throw new StartupError(`${host} is not an address of this machine: set HOST (used with ${variable})`);
+    throw err;
+  }
+}
+
+export const hasAllRoles = (roles: ReadonlySet<Role>): boolean => ROLES.every((r) => roles.has(r));
+
+/**
+ * A process that runs only some roles works with others over shared services, so the
+ * in-process ones (PGlite, the in-process bus and devnet, per-directory secrets) cannot do.
+ */
+export function checkRoles(config: Config): void {
+  const roles = config.ANMPAY_ROLES;
+  if (hasAllRoles(roles)) return;
+  const missing: string[] = [];
+  if (!config.DATABASE_URL) missing.push('DATABASE_URL');
+  if (!config.NATS_URL) missing.push('NATS_URL');
+  if (roles.has('gateway') || roles.has('indexer')) {
+    if (!config.ANM_TEST_RPC_URL) missing.push('ANM_TEST_RPC_URL');
+    if (!config.ANM_RPC_URL) missing.push('ANM_RPC_URL');
+  }
+  // Every gateway must hash keys with the same pepper and accept the same operator token.
+  if (roles.has('gateway')) {
+    if (!config.ANMPAY_KEY_PEPPER) missing.push('ANMPAY_KEY_PEPPER');
+    if (!config.ANMPAY_OPERATOR_TOKEN) missing.push('ANMPAY_OPERATOR_TOKEN');
+  }
+  if (missing.length) {
+    throw new StartupError(
+      `ANMPAY_ROLES=${[...roles].join(',')} runs part of the service beside other processes, which the embedded defaults cannot share: set ${missing.join(', ')} (docs/deploy.md)`,
+    );
+  }
+}
