@@ -29,7 +29,7 @@ import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer
 import { startChainRouter } from '../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
-import { checkRoles, listening } from './startup.ts';
+import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
   config: Config;
@@ -68,6 +68,8 @@ export async function startServices(config: Config): Promise<Services> {
       const lock: DataDirLock = await lockDataDir(config.ANMPAY_DATA_DIR);
       stops.push(() => lock.release());
     }
+    if (roles.has('gateway')) await probePort('PORT', config.HOST, config.PORT);
+    if (inProcessDevnet) await probePort('DEVNET_PORT', config.HOST, config.DEVNET_PORT);
     const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     stops.push(() => db.close());
     const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();

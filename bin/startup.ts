@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { ConfigError, ROLES, type Config, type Role } from '../runtime/config.ts';
 import { DataDirBusyError } from '../storage/data-dir-lock.ts';
 
@@ -24,6 +25,22 @@ export async function listening<T>(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVN
     if (code === 'EADDRNOTAVAIL') throw new StartupError(`${host} is not an address of this machine: set HOST (used with ${variable})`);
     throw err;
   }
+}
+
+/**
+ * Binds and lets go of a port, so a port in use is reported before the store opens (which
+ * takes seconds on PGlite) rather than after. The real listen is still checked: the port can
+ * be taken in between.
+ */
+export function probePort(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT', host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return listening(variable, host, port, () =>
+    new Promise<void>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen({ port, host, exclusive: true }, () => server.close(() => resolve()));
+    }),
+  );
 }
 
 export const hasAllRoles = (roles: ReadonlySet<Role>): boolean => ROLES.every((r) => roles.has(r));
