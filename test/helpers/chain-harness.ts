@@ -12,6 +12,7 @@ import { buildPaymentTx, buildRefundTx } from '../../runtime/chain/payment-tx.ts
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { Subscription } from '../../runtime/bus/types.ts';
 import { Engine } from '../../runtime/engine/runtime.ts';
+import type { Db } from '../../storage/db.ts';
 import { waitFor, type Backend } from './backends.ts';
 
 /** Engine + in-process devnet (mines on request) + indexer + chain router on one backend. */
@@ -70,9 +71,8 @@ export class ChainHarness {
     return id;
   }
 
-  async context(id: string): Promise<{ state: string; ctx: PaymentIntentContext }> {
-    const { rows } = await this.b.db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
-    return { state: rows[0]!.state, ctx: rows[0]!.snapshot.context };
+  context(id: string): Promise<{ state: string; ctx: PaymentIntentContext }> {
+    return intentContext(this.b.db, id);
   }
 
   async customer(fund = 100_000_000_000n): Promise<Wallet> {
@@ -82,26 +82,8 @@ export class ChainHarness {
   }
 
   /** Pays the intent from `payer`; `total` scales both legs (under/overpayment). */
-  async pay(id: string, payer: Wallet, total?: bigint): Promise<string> {
-    const { ctx } = await this.context(id);
-    const nonce = await this.rpc.getNonce(payer.address, 'pending');
-    const tx = buildPaymentTx(
-      {
-        id,
-        status: 'AWAITING_PAYMENT',
-        network: 'test',
-        payment_address: ctx.payment_address,
-        treasury_address: ctx.treasury_address,
-        merchant_amount: BigInt(ctx.merchant_amount),
-        protocol_fee: BigInt(ctx.protocol_fee),
-        anm_amount: BigInt(ctx.anm_amount),
-        payment_reference: ctx.payment_reference,
-        expires_at: null,
-      },
-      { chainId: NETWORKS.test.chainId, publicKey: payer.publicKey, nonce },
-      total,
-    );
-    return this.rpc.sendRawTransaction(encodeSignedTx(sign(tx, payer.secretKey)));
+  pay(id: string, payer: Wallet, total?: bigint): Promise<string> {
+    return payIntent(this.b.db, this.rpc, id, payer, total);
   }
 
   /** Reserves a refund on the intent (the gateway's path); returns the refund id and the outcome. */
@@ -189,4 +171,33 @@ export class ChainHarness {
     await this.engine.stop();
     await this.devnet.close();
   }
+}
+
+/** An intent's state and context, read from its actor row. */
+export async function intentContext(db: Pick<Db, 'query'>, id: string): Promise<{ state: string; ctx: PaymentIntentContext }> {
+  const { rows } = await db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
+  return { state: rows[0]!.state, ctx: rows[0]!.snapshot.context };
+}
+
+/** Pays the intent from `payer` over `rpc`, as a customer's wallet does; `total` scales both legs (under/overpayment). */
+export async function payIntent(db: Pick<Db, 'query'>, rpc: AnmRpcClient, id: string, payer: Wallet, total?: bigint): Promise<string> {
+  const { ctx } = await intentContext(db, id);
+  const nonce = await rpc.getNonce(payer.address, 'pending');
+  const tx = buildPaymentTx(
+    {
+      id,
+      status: 'AWAITING_PAYMENT',
+      network: 'test',
+      payment_address: ctx.payment_address,
+      treasury_address: ctx.treasury_address,
+      merchant_amount: BigInt(ctx.merchant_amount),
+      protocol_fee: BigInt(ctx.protocol_fee),
+      anm_amount: BigInt(ctx.anm_amount),
+      payment_reference: ctx.payment_reference,
+      expires_at: null,
+    },
+    { chainId: NETWORKS.test.chainId, publicKey: payer.publicKey, nonce },
+    total,
+  );
+  return rpc.sendRawTransaction(encodeSignedTx(sign(tx, payer.secretKey)));
 }
