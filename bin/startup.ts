@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { ConfigError, ROLES, type Config, type Role } from '../runtime/config.ts';
+import { ConfigError, type Config, type Role } from '../runtime/config.ts';
 import { DataDirBusyError } from '../storage/data-dir-lock.ts';
 
 /**
@@ -43,15 +43,17 @@ export function probePort(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT',
   );
 }
 
-export const hasAllRoles = (roles: ReadonlySet<Role>): boolean => ROLES.every((r) => roles.has(r));
+/** The roles that work together on the embedded defaults only when one process runs them all. */
+const CORE: readonly Role[] = ['gateway', 'runtime', 'indexer'];
 
 /**
- * A process that runs only some roles works with others over shared services, so the
- * in-process ones (PGlite, the in-process bus and devnet, per-directory secrets) cannot do.
+ * A process that runs only part of the core works with other processes over shared services,
+ * so the in-process ones (PGlite, the in-process bus and devnet, per-directory secrets) cannot
+ * do. Leaving out `marketplace` alone keeps the process whole.
  */
 export function checkRoles(config: Config): void {
   const roles = config.ANMPAY_ROLES;
-  if (hasAllRoles(roles)) return;
+  if (CORE.every((r) => roles.has(r))) return;
   const missing: string[] = [];
   if (!config.DATABASE_URL) missing.push('DATABASE_URL');
   if (!config.NATS_URL) missing.push('NATS_URL');

@@ -44,8 +44,8 @@ describe('one process per data directory (spawned npm start)', () => {
   beforeAll(async () => {
     dir = await tempDir();
     first = ServiceProcess.spawn('first', { ANMPAY_DATA_DIR: dir, PORT: '0', DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0', LOG_LEVEL: 'info' });
-    await first.waitForLog(/^started$/, 90_000);
-  }, 120_000);
+    await first.waitForLog(/^started$/, 170_000);
+  }, 180_000);
   afterAll(async () => {
     expect(await first.stop()).toBe(0);
     // A clean stop lets go of the lock.
@@ -61,7 +61,7 @@ describe('one process per data directory (spawned npm start)', () => {
     expect(second.stdout).toBe('');
     // And the first still serves.
     expect(first.child.exitCode).toBeNull();
-  }, 60_000);
+  }, 120_000);
 
   it('a port in use is one line naming PORT, and the start undoes itself (lock released)', async () => {
     const { server, port } = await busyPort();
@@ -74,7 +74,7 @@ describe('one process per data directory (spawned npm start)', () => {
     } finally {
       server.close();
     }
-  }, 90_000);
+  }, 120_000);
 
   it('DEVNET_PORT in use names DEVNET_PORT', async () => {
     const { server, port } = await busyPort();
@@ -85,16 +85,16 @@ describe('one process per data directory (spawned npm start)', () => {
     } finally {
       server.close();
     }
-  }, 90_000);
+  }, 120_000);
 
   it('a bad ANMPAY_ROLES and roles split over the embedded defaults are one line each', async () => {
     const bad = ServiceProcess.spawn('roles', { ANMPAY_DATA_DIR: await tempDir(), ANMPAY_ROLES: 'gateway,cron' });
+    const split = ServiceProcess.spawn('split', { ANMPAY_DATA_DIR: await tempDir(), ANMPAY_ROLES: 'runtime' });
     expect(await bad.exited).toBe(1);
     expect(oneLine(bad.stderr)).toBe('anmpay: invalid configuration: ANMPAY_ROLES: unknown role "cron"; use a comma-separated list of gateway, runtime, indexer, marketplace');
-    const split = ServiceProcess.spawn('split', { ANMPAY_DATA_DIR: await tempDir(), ANMPAY_ROLES: 'runtime' });
     expect(await split.exited).toBe(1);
     expect(oneLine(split.stderr)).toMatch(/^anmpay: ANMPAY_ROLES=runtime runs part of the service .*: set DATABASE_URL, NATS_URL \(docs\/deploy\.md\)$/);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('the lock file', () => {
@@ -129,7 +129,9 @@ describe('ANMPAY_ROLES', () => {
     expect(() => checkRoles(loadConfig({ ANMPAY_ROLES: 'runtime' }))).toThrow(StartupError);
     expect(() => checkRoles(loadConfig({ ANMPAY_ROLES: 'gateway', ...env }))).toThrow(/set ANM_TEST_RPC_URL, ANM_RPC_URL, ANMPAY_KEY_PEPPER, ANMPAY_OPERATOR_TOKEN/);
     expect(() => checkRoles(loadConfig({ ANMPAY_ROLES: 'indexer', ...env }))).toThrow(/set ANM_TEST_RPC_URL, ANM_RPC_URL \(/);
-    // Every role in one process: the embedded defaults are fine.
+    expect(() => checkRoles(loadConfig({ ANMPAY_ROLES: 'marketplace' }))).toThrow(/set DATABASE_URL, NATS_URL \(/);
+    // The whole core in one process: the embedded defaults are fine, with or without the marketplace.
     expect(() => checkRoles(loadConfig({}))).not.toThrow();
+    expect(() => checkRoles(loadConfig({ ANMPAY_ROLES: 'gateway,runtime,indexer' }))).not.toThrow();
   });
 });
