@@ -135,11 +135,13 @@ describe.skipIf(!realAvailable)('three processes with different roles over one P
 
     // Pay (and cancel) while the runtime processes work; SIGKILL one of them half-way.
     let killedAt = 0;
+    let confirmedAtKill = -1;
     const txs = new Map<string, string>();
     await pool(intents, 6, async (it, i) => {
       if (i === Math.floor(intents.length / 2)) {
         procs.rt.child.kill('SIGKILL');
         killedAt = Date.now();
+        confirmedAtKill = receiver.received.filter((r) => r.body.type === 'payment.confirmed').length;
       }
       if (it.cancel) {
         const r = await call(gateways[i % 2]!, 'POST', `/api/v1/payment-intents/${it.id}/cancel`, it.m.key);
@@ -155,6 +157,9 @@ describe.skipIf(!realAvailable)('three processes with different roles over one P
 
     const paid = intents.filter((x) => !x.cancel);
     const canceled = intents.filter((x) => x.cancel);
+    // The kill came while payments were still to settle: the rest was done without that process.
+    expect(confirmedAtKill).toBeGreaterThanOrEqual(0);
+    expect(confirmedAtKill).toBeLessThan(paid.length);
     const facts = (type: string) => new Set(receiver.received.filter((r) => r.body.type === type).map((r) => (r.body.data as { id: string }).id));
     await waitFor(async () => facts('payment.confirmed').size === paid.length && facts('payment.expired').size === canceled.length, 60_000, 'every confirmed and canceled webhook');
     // Every delivery the store holds has been sent, none is left pending (the killed process's claims came back).
