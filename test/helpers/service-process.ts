@@ -35,8 +35,9 @@ export class ServiceProcess {
     let exited = false;
     void this.exited.then(() => (exited = true));
     for (;;) {
-      for (const line of this.stdout.split('\n')) {
-        const msg = line.startsWith('{') ? (JSON.parse(line) as { msg?: string }).msg : line;
+      // Whole lines only: the last one may still be arriving.
+      for (const line of this.stdout.split('\n').slice(0, -1)) {
+        const msg = line.startsWith('{') ? logMessage(line) : line;
         if (msg !== undefined && re.test(msg)) return msg;
       }
       if (exited) throw new Error(`${this.name} exited before logging ${re}: ${this.stderr.slice(-2000)}`);
@@ -54,5 +55,13 @@ export class ServiceProcess {
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
     return this.exited;
+  }
+}
+
+function logMessage(line: string): string | undefined {
+  try {
+    return (JSON.parse(line) as { msg?: string }).msg;
+  } catch {
+    return undefined;
   }
 }
