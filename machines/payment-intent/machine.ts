@@ -139,6 +139,7 @@ const pi = setup({
     movedBlock: ({ context, event }) => rules.movedBlock(context, event),
     lostTx: ({ context, event }) => rules.lostTx(context, event),
     depthForLater: ({ context, event }) => rules.depthForLater(context, event),
+    settledDeeper: ({ context, event }) => rules.settledDeeper(context, event),
   },
 });
 
@@ -220,7 +221,7 @@ const settledChain = {
   'chain.reorged': settledReorg,
   'chain.tx.dropped': [{ guard: and(['lostTx', 'newsOfOurTx']), target: 'AWAITING_PAYMENT', actions: [reorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] }],
   'chain.tx.included': [{ guard: 'staleSignal' as const }, ...settledMoved, noteNews],
-  'chain.block': keepDepth,
+  'chain.block': [{ guard: 'settledDeeper' as const, actions: ['trackDepth' as const] }, keepDepth],
 };
 const refunds = [
   { guard: 'refundCompletes' as const, target: 'REFUNDED', actions: ['recordRefund' as const] },

@@ -140,6 +140,14 @@ export function lostTx(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolea
   return (e.type === 'chain.reorged' || e.type === 'chain.tx.dropped') && sameTx(ctx, e) && !staleSignal(ctx, e);
 }
 
+/**
+ * A settled tx keeps following its depth from positional reports, so that the confirmations
+ * an intent shows are the chain's whatever order the reports came in.
+ */
+export function settledDeeper(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.block' && e.pos !== undefined && (depthOf(ctx, e) ?? 0) > ctx.confirmations;
+}
+
 /** A depth report for an inclusion the intent has not heard of yet: kept until it arrives. */
 export function depthForLater(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
   return e.type === 'chain.block' && depthAhead(inclusionOf(ctx.tx), ctx.chain_depth, e);
