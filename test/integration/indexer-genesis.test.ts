@@ -89,6 +89,7 @@ describe('indexer facing a different chain', () => {
     await onB.tick();
     expect(log).toEqual([]);
     const after = await b.db.query<{ state: string; tx: string | null }>(`SELECT state, snapshot->'context'->'tx'->>'hash' AS tx FROM actors WHERE id = $1`, [id]);
-    expect(after.rows[0]).toEqual({ state: 'PAID', tx: expect.any(String) });
+    expect(after.rows[0]?.state).toBe('PAID');
+    expect(after.rows[0]?.tx).toMatch(/^[0-9a-f]{64}$/);
   }, 180_000);
 });
