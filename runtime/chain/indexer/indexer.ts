@@ -4,8 +4,9 @@ import type { ActorEnvelope } from '../../engine/actor-types.ts';
 import type { AnmRpcClient } from '../rpc-client.ts';
 import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
 import { releaseLease, tryLease } from './lease.ts';
-import { lookupRefs, pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
-import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, storedBlocksFrom, watchedAbove } from './store-depth.ts';
+import { pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
+import { findFork, legsOf, refsOf } from './matching.ts';
+import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, watchedAbove } from './store-depth.ts';
 import { publishDepth, publishIncluded } from './publish.ts';
 import { checkGenesis, DifferentChainError, reservePositions } from './positions.ts';
 
@@ -49,9 +50,6 @@ export interface IndexerStats {
   messages: number;
   reorgs: number;
 }
-
-const sumTo = (tx: ChainTx, address: string | null): bigint =>
-  address === null ? 0n : tx.outputs.reduce((s, o) => (o.to === address ? s + o.amount : s), 0n);
 
 /**
  * Follows one network's head through the JSON-RPC client only, so the same code follows a
@@ -144,8 +142,7 @@ export class ChainIndexer {
   }
 
   private refsFor(txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
-    const refs = [...new Set(txs.map((t) => t.reference).filter((r) => r.startsWith('pr1:') || r.startsWith('rf1:')))];
-    return lookupRefs(this.o.db, this.o.network, refs);
+    return refsOf(this.o.db, this.o.network, txs);
   }
 
   private async scanMempool(): Promise<void> {
@@ -159,7 +156,7 @@ export class ChainIndexer {
       live.add(tx.hash);
       const ref = refs.get(tx.reference);
       if (!ref || this.pending.has(tx.hash)) continue;
-      const legs = this.legs(tx, ref);
+      const legs = legsOf(tx, ref);
       if (!legs) continue;
       const target = { kind: ref.kind, id: ref.actor_id };
       this.pending.set(tx.hash, target);
@@ -174,13 +171,6 @@ export class ChainIndexer {
       const p = await position();
       await this.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}@${p}`, at: this.now, tx_hash: hash, pos: p });
     }
-  }
-
-  /** What a matched tx pays to the recipient and to the treasury; null if the recipient is absent. */
-  private legs(tx: ChainTx, ref: RefRow): { merchant_leg: string; fee_leg: string } | null {
-    const merchant = sumTo(tx, ref.recipient);
-    if (merchant === 0n) return null; // matched by reference AND recipient, never by amount alone
-    return { merchant_leg: merchant.toString(), fee_leg: sumTo(tx, ref.treasury).toString() };
   }
 
   private async followHead(): Promise<void> {
@@ -253,7 +243,7 @@ export class ChainIndexer {
     for (const tx of block.transactions) {
       const ref = refs.get(tx.reference);
       if (!ref) continue;
-      const legs = this.legs(tx, ref);
+      const legs = legsOf(tx, ref);
       if (!legs) continue;
       this.pending.delete(tx.hash);
       included.push({ kind: ref.kind, id: ref.actor_id, tx_hash: tx.hash, from: tx.from, ...legs, receipt: tx.status });
@@ -314,15 +304,7 @@ export class ChainIndexer {
   /** Walks back to the fork point, tells every actor whose tx left the chain, rewinds the cursor. */
   private async reorg(cur: { height: number; hash: string }, head: number): Promise<{ height: number; hash: string }> {
     this.stats.reorgs += 1;
-    const stored = await storedBlocksFrom(this.o.db, this.o.network, cur.height);
-    let fork = { height: (stored.at(-1)?.height ?? 0) - 1, hash: '' };
-    for (const s of stored) {
-      const b = await this.o.rpc.getBlockByNumber(s.height, false);
-      if (b && b.hash === s.hash) {
-        fork = { height: s.height, hash: s.hash };
-        break;
-      }
-    }
+    const fork = await findFork(this.o.db, this.o.rpc, this.o.network, cur.height);
     // A position per block reverted; the signals state the chain once all are: the last one.
     const pos = (await this.reserve(Math.max(1, cur.height - fork.height))) + Math.max(1, cur.height - fork.height) - 1;
     const gone = await watchedAbove(this.o.db, this.o.network, fork.height);
