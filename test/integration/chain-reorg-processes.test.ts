@@ -120,5 +120,5 @@ describe.skipIf(!realAvailable)('reorgs under two paused and resumed service pro
       await devnet.close();
       await b.close();
     }
-  }, 900_000);
+  }, Math.max(300_000, ROUNDS * 15_000));
 });
