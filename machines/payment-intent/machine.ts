@@ -1,7 +1,7 @@
 import { and, assign, not, or, setup } from 'xstate';
 import { effectActions } from '../kit/effects.ts';
 import { contextFrom } from '../kit/durable.ts';
-import { noteDepth, noteStatus } from '../chain/signal-order.ts';
+import { noteStatus } from '../chain/signal-order.ts';
 import { initialContext, type PaymentIntentContext, type PaymentIntentInput } from './context.ts';
 import type { PaymentIntentEvent } from './events.ts';
 import * as rules from './rules.ts';
@@ -87,14 +87,7 @@ const pi = setup({
       };
     }),
     /** Records the position of a chain signal that moves nothing else (ADR 0014). */
-    noteChain: assign(({ context, event }) => {
-      if (event.type === 'chain.block') return { chain_depth: noteDepth(context.chain_depth, event) };
-      if (event.type === 'chain.tx.seen' || event.type === 'chain.tx.included' || event.type === 'chain.reorged' || event.type === 'chain.tx.dropped') {
-        const renewed = event.type === 'chain.tx.included' && context.tx?.hash === event.tx_hash && context.tx.block_hash === event.block_hash;
-        return { chain_mark: noteStatus(context.chain_mark, event), ...(renewed && context.tx && { tx: { ...context.tx, pos: event.pos ?? context.tx.pos ?? null } }) };
-      }
-      return {};
-    }),
+    noteChain: assign(({ context, event }) => rules.chainNotes(context, event)),
     trackDepth: assign(({ context, event }) => {
       const h = context.tx?.block_height;
       return event.type === 'chain.block' && h != null ? { confirmations: rules.confirmationsAt(h, event.head) } : {};

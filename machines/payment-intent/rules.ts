@@ -1,4 +1,4 @@
-import { depthAhead, depthApplies, inclusionOf, newerStatus, notedHead, staleStatus } from '../chain/signal-order.ts';
+import { depthAhead, depthApplies, inclusionOf, newerStatus, noteDepth, notedHead, noteStatus, staleStatus } from '../chain/signal-order.ts';
 import type { PaymentIntentContext } from './context.ts';
 import type { PaymentIntentEvent, TxLegsEvent } from './events.ts';
 
@@ -151,6 +151,14 @@ export function settledDeeper(ctx: PaymentIntentContext, e: PaymentIntentEvent):
 /** A depth report for an inclusion the intent has not heard of yet: kept until it arrives. */
 export function depthForLater(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
   return e.type === 'chain.block' && depthAhead(inclusionOf(ctx.tx), ctx.chain_depth, e);
+}
+
+/** What the context records of a chain signal that moves nothing else: its position, and a renewed inclusion's. */
+export function chainNotes(ctx: PaymentIntentContext, e: PaymentIntentEvent): Partial<PaymentIntentContext> {
+  if (e.type === 'chain.block') return { chain_depth: noteDepth(ctx.chain_depth, e) };
+  if (!isStatus(e)) return {};
+  const renewed = e.type === 'chain.tx.included' && ctx.tx?.hash === e.tx_hash && ctx.tx.block_hash === e.block_hash;
+  return { chain_mark: noteStatus(ctx.chain_mark, e), ...(renewed && ctx.tx && { tx: { ...ctx.tx, pos: e.pos ?? ctx.tx.pos ?? null } }) };
 }
 
 /** End of the late-payment watch: from expiry (or the deadline, if never expired) plus the window. */
