@@ -1,4 +1,5 @@
 import { split } from '../money/money.ts';
+import type { ChainMark, DepthNote } from '../chain/signal-order.ts';
 import type { IntentCreateEvent, Quote } from './events.ts';
 
 /**
@@ -17,6 +18,8 @@ export interface MatchedTx {
   block_height: number | null;
   block_hash: string | null;
   receipt: 'success' | 'failed' | null;
+  /** The indexer's position of this inclusion (ADR 0014); null while only seen, absent in v1 snapshots. */
+  pos?: number | null;
 }
 
 export interface RefundRecord {
@@ -60,6 +63,10 @@ export interface PaymentIntentContext {
   refunds: RefundRecord[];
   /** Refunds created and not yet CONFIRMED, FAILED or CANCELED: they hold part of the cap. Absent in v1 snapshots taken before refunds existed. */
   refund_holds?: RefundRecord[];
+  /** Highest chain position heard about the transaction (machine version 2; ADR 0014). */
+  chain_mark?: ChainMark | null;
+  /** The newest depth report for an inclusion not yet heard of (machine version 2). */
+  chain_depth?: DepthNote | null;
 }
 
 /** The machine input is the validated create event itself. */
@@ -96,5 +103,7 @@ export function initialContext(e: PaymentIntentInput): PaymentIntentContext {
     excess: '0',
     refunds: [],
     refund_holds: [],
+    chain_mark: null,
+    chain_depth: null,
   };
 }

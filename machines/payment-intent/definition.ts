@@ -2,10 +2,10 @@ import type { DurableMachine } from '../kit/durable.ts';
 import { paymentIntentEvents } from './events.ts';
 import { paymentIntentMachine } from './machine.ts';
 
-/** How the runtime hosts payment intents: actor kind `payment_intent`, machine version 1. */
+/** How the runtime hosts payment intents: actor kind `payment_intent`, machine version 2 (positional chain signals, ADR 0014; version 1 snapshots restore as they are). */
 export const paymentIntentDefinition: DurableMachine<typeof paymentIntentMachine> = {
   kind: 'payment_intent',
-  version: 1,
+  version: 2,
   machine: paymentIntentMachine,
   events: paymentIntentEvents,
   createEvent: 'intent.create',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { depthFields, positionField, reorgFields } from '../chain/signal-fields.ts';
 
 /**
  * Every event the payment-intent actor accepts. The runtime validates with
@@ -47,7 +48,7 @@ export const intentCreate = z.object({
 
 export const intentCancel = z.object({ type: z.literal('intent.cancel'), ...base });
 
-export const txSeen = z.object({ type: z.literal('chain.tx.seen'), ...base, ...txLegs });
+export const txSeen = z.object({ type: z.literal('chain.tx.seen'), ...base, ...txLegs, ...positionField });
 
 export const txIncluded = z.object({
   type: z.literal('chain.tx.included'),
@@ -58,14 +59,15 @@ export const txIncluded = z.object({
   receipt: z.enum(['success', 'failed']),
   /** Chain head when the signal was produced; confirmations = head - block_height + 1. */
   head: z.number().int().nonnegative(),
+  ...positionField,
 });
 
-export const txDropped = z.object({ type: z.literal('chain.tx.dropped'), ...base, tx_hash: nonEmpty });
+export const txDropped = z.object({ type: z.literal('chain.tx.dropped'), ...base, tx_hash: nonEmpty, ...positionField });
 
-export const chainBlock = z.object({ type: z.literal('chain.block'), ...base, head: z.number().int().nonnegative() });
+export const chainBlock = z.object({ type: z.literal('chain.block'), ...base, head: z.number().int().nonnegative(), ...depthFields });
 
 /** The block holding `tx_hash` left the canonical chain. */
-export const chainReorged = z.object({ type: z.literal('chain.reorged'), ...base, tx_hash: nonEmpty, head: z.number().int().nonnegative() });
+export const chainReorged = z.object({ type: z.literal('chain.reorged'), ...base, tx_hash: nonEmpty, head: z.number().int().nonnegative(), ...reorgFields });
 
 export const timerExpired = z.object({ type: z.literal('timer.expired'), ...base, timer: nonEmpty, generation: z.number().int() });
 

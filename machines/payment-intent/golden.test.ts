@@ -11,6 +11,9 @@ import partiallyRefunded from '../../test/fixtures/snapshots/payment_intent/1/pa
 import paymentDetected from '../../test/fixtures/snapshots/payment_intent/1/payment_detected.json' with { type: 'json' };
 import refunded from '../../test/fixtures/snapshots/payment_intent/1/refunded.json' with { type: 'json' };
 import underpaid from '../../test/fixtures/snapshots/payment_intent/1/underpaid.json' with { type: 'json' };
+import awaitingV2 from '../../test/fixtures/snapshots/payment_intent/2/awaiting_payment.json' with { type: 'json' };
+import confirmingV2 from '../../test/fixtures/snapshots/payment_intent/2/confirming.json' with { type: 'json' };
+import paidV2 from '../../test/fixtures/snapshots/payment_intent/2/paid.json' with { type: 'json' };
 import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
 
@@ -35,7 +38,7 @@ const golden: Array<[string, unknown, string, PaymentIntentEvent, string]> = [
 ];
 
 describe('golden snapshots, payment_intent v1', () => {
-  it('version is 1', () => expect(def.version).toBe(1));
+  it('the current version is 2; v1 snapshots (no chain positions) are still hosted', () => expect(def.version).toBe(2));
 
   it.each(golden)('%s restores as %s and still steps', (_file, json, status, event, next) => {
     const snap = json as PersistedSnapshot;
@@ -48,5 +51,27 @@ describe('golden snapshots, payment_intent v1', () => {
   it('a restored snapshot still refuses what its state refuses', () => {
     expect(step(def, paid as PersistedSnapshot, cancel(T)).accepted).toBe(false);
     expect(step(def, awaitingPayment as PersistedSnapshot, timer(T0 + 30 * MIN)).status).toBe('EXPIRED');
+  });
+});
+
+/**
+ * Version 2 (ADR 0014) adds the chain positions to the context: `chain_mark`, `chain_depth`
+ * and `tx.pos`. These files are frozen like v1's.
+ */
+describe('golden snapshots, payment_intent v2', () => {
+  const pos = (e: PaymentIntentEvent, p: number, inclusion?: number) => ({ ...e, pos: p, ...(inclusion !== undefined && { inclusion }) }) as PaymentIntentEvent;
+  const v2: Array<[string, unknown, string, PaymentIntentEvent, string]> = [
+    // confirming.json kept a depth report (position 9) for an inclusion at position 7 it had not heard of.
+    ['confirming.json', confirmingV2, 'CONFIRMING', pos(included(T, { head: 104, blockHash: 'blk100b' }), 7), 'CONFIRMING'],
+    ['confirming.json (stale)', confirmingV2, 'CONFIRMING', pos(reorged(T), 3), 'CONFIRMING'],
+    ['paid.json', paidV2, 'PAID', pos(included(T, { head: 112, blockHash: 'blk100b' }), 8), 'PAID'],
+    ['awaiting_payment.json', awaitingV2, 'AWAITING_PAYMENT', pos(seen(T), 13), 'PAYMENT_DETECTED'],
+  ];
+  it.each(v2)('%s restores as %s and still steps', (name, json, status, event, next) => {
+    const snap = json as PersistedSnapshot;
+    expect(def.status(restore(def, snap))).toBe(status);
+    const res = step(def, snap, event);
+    expect(res.accepted).toBe(!name.endsWith('(stale)'));
+    expect(res.status).toBe(next);
   });
 });

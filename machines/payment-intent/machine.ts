@@ -1,6 +1,7 @@
 import { and, assign, not, or, setup } from 'xstate';
 import { effectActions } from '../kit/effects.ts';
 import { contextFrom } from '../kit/durable.ts';
+import { noteStatus } from '../chain/signal-order.ts';
 import { initialContext, type PaymentIntentContext, type PaymentIntentInput } from './context.ts';
 import type { PaymentIntentEvent } from './events.ts';
 import * as rules from './rules.ts';
@@ -52,7 +53,7 @@ const reorged = {
     type: 'payment.reorged',
     created: event.at,
     data: webhookData(context, 'AWAITING_PAYMENT', {
-      reason: rules.reorgedReason(context, event.type === 'chain.reorged' ? event.head : 0),
+      reason: rules.reorgedReason(context, 'head' in event ? event.head : 0),
       confirmations: 0,
     }),
   }),
@@ -78,11 +79,15 @@ const pi = setup({
           block_height: inclusion?.block_height ?? null,
           block_hash: inclusion?.block_hash ?? null,
           receipt: inclusion?.receipt ?? null,
+          pos: inclusion?.pos ?? null,
         },
-        confirmations: inclusion?.receipt === 'success' ? rules.confirmationsAt(inclusion.block_height, inclusion.head) : 0,
+        confirmations: inclusion?.receipt === 'success' ? rules.inclusionDepth(context, inclusion) : 0,
         excess: rules.excessOf(context, event).toString(),
+        chain_mark: noteStatus(context.chain_mark, event),
       };
     }),
+    /** Records the position of a chain signal that moves nothing else (ADR 0014). */
+    noteChain: assign(({ context, event }) => rules.chainNotes(context, event)),
     trackDepth: assign(({ context, event }) => {
       const h = context.tx?.block_height;
       return event.type === 'chain.block' && h != null ? { confirmations: rules.confirmationsAt(h, event.head) } : {};
@@ -122,6 +127,12 @@ const pi = setup({
     refundCompletes: ({ context, event }) => rules.refundCompletes(context, event),
     reserveFits: ({ context, event }) => rules.reserveFits(context, event),
     holdExists: ({ context, event }) => rules.holdExists(context, event),
+    staleSignal: ({ context, event }) => rules.staleSignal(context, event),
+    newsOfOurTx: ({ context, event }) => rules.newsOfOurTx(context, event),
+    movedBlock: ({ context, event }) => rules.movedBlock(context, event),
+    lostTx: ({ context, event }) => rules.lostTx(context, event),
+    depthForLater: ({ context, event }) => rules.depthForLater(context, event),
+    settledDeeper: ({ context, event }) => rules.settledDeeper(context, event),
   },
 });
 
@@ -129,11 +140,13 @@ const pi = setup({
 const newTx = pi.createStateConfig({
   on: {
     'chain.tx.seen': [
+      { guard: 'staleSignal' },
       { guard: 'legsShort', target: 'UNDERPAID', actions: ['matchTx', underpaid] },
       { guard: 'legsOver', target: 'OVERPAID', actions: ['matchTx', overpaid] },
       { target: 'PAYMENT_DETECTED', actions: ['matchTx', detected] },
     ],
     'chain.tx.included': [
+      { guard: 'staleSignal' },
       { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
       { guard: 'legsShort', target: 'UNDERPAID', actions: ['matchTx', underpaid] },
       { guard: and(['legsOver', 'depthReached']), target: 'PAID', actions: ['matchTx', overpaid, 'settle', confirmed] },
@@ -145,13 +158,20 @@ const newTx = pi.createStateConfig({
 });
 
 /** Pre-settlement: losing the tx (reorg or mempool drop) re-opens the intent, no webhook. */
-const reopenOnLoss = { guard: 'sameTx' as const, target: 'AWAITING_PAYMENT', actions: ['clearTx' as const, 'reopen' as const, scheduleExpiry] };
+const reopenOnLoss = [
+  { guard: 'lostTx' as const, target: 'AWAITING_PAYMENT', actions: ['clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] },
+  { guard: 'newsOfOurTx' as const, actions: ['noteChain' as const] },
+];
+/** Any state: a depth report for an inclusion not heard of yet is kept for when it arrives. */
+const keepDepth = { guard: 'depthForLater' as const, actions: ['noteChain' as const] };
+/** Positional news of the tx that moves nothing here is still recorded, so older news is dropped. */
+const noteNews = { guard: 'newsOfOurTx' as const, actions: ['noteChain' as const] };
 
 /** CONFIRMING and OVERPAID: the matched tx is deepening towards settlement. */
 const inFlight = pi.createStateConfig({
   on: {
     'chain.tx.included': [
-      { guard: 'otherTx' },
+      { guard: or(['otherTx', 'staleSignal']) },
       { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
       { guard: 'knownInclusion' },
       { guard: 'depthReached', target: 'PAID', actions: ['matchTx', 'settle', confirmed] },
@@ -160,6 +180,7 @@ const inFlight = pi.createStateConfig({
     'chain.block': [
       { guard: 'depthReached', target: 'PAID', actions: ['trackDepth', 'settle', confirmed] },
       { guard: 'depthAdvances', actions: ['trackDepth'] },
+      keepDepth,
     ],
     'chain.reorged': reopenOnLoss,
     'chain.tx.dropped': reopenOnLoss,
@@ -167,10 +188,33 @@ const inFlight = pi.createStateConfig({
 });
 
 /** PAID and PARTIALLY_REFUNDED take refunds up to the cap; all settled states can be reorged. */
-const settledReorg = {
-  guard: 'sameTx' as const,
-  target: 'AWAITING_PAYMENT',
-  actions: [reorged, 'clearTx' as const, 'reopen' as const, scheduleExpiry],
+const settledReorg = [
+  { guard: 'lostTx' as const, target: 'AWAITING_PAYMENT', actions: [reorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] },
+  noteNews,
+];
+/**
+ * The settled tx reported in another block at a newer position: the block it settled in left
+ * the chain. The merchant gets `payment.reorged`, then the inclusion is evaluated as a fresh
+ * match, as if the reorg signal (still on its way) had come first (ADR 0014).
+ */
+const lose = [reorged, 'clearTx', 'reopen'] as const;
+const settledMoved = pi.createStateConfig({
+  on: {
+    'chain.tx.included': [
+      { guard: and(['movedBlock', 'receiptFailed']), target: 'FAILED', actions: [...lose, 'matchTx', failed] },
+      { guard: and(['movedBlock', 'legsShort']), target: 'UNDERPAID', actions: [...lose, 'matchTx', underpaid] },
+      { guard: and(['movedBlock', 'legsOver', 'depthReached']), target: 'PAID', actions: [...lose, 'matchTx', overpaid, 'settle', confirmed] },
+      { guard: and(['movedBlock', 'legsOver']), target: 'OVERPAID', actions: [...lose, 'matchTx', overpaid] },
+      { guard: and(['movedBlock', 'depthReached']), target: 'PAID', actions: [...lose, 'matchTx', confirming, 'settle', confirmed] },
+      { guard: 'movedBlock', target: 'CONFIRMING', actions: [...lose, 'matchTx', confirming] },
+    ],
+  },
+}).on['chain.tx.included'];
+const settledChain = {
+  'chain.reorged': settledReorg,
+  'chain.tx.dropped': [{ guard: and(['lostTx', 'newsOfOurTx']), target: 'AWAITING_PAYMENT', actions: [reorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] }],
+  'chain.tx.included': [{ guard: 'staleSignal' as const }, ...settledMoved, noteNews],
+  'chain.block': [{ guard: 'settledDeeper' as const, actions: ['trackDepth' as const] }, keepDepth],
 };
 const refunds = [
   { guard: 'refundCompletes' as const, target: 'REFUNDED', actions: ['recordRefund' as const] },
@@ -207,6 +251,9 @@ export const paymentIntentMachine = pi.createMachine({
         'intent.cancel': { target: 'EXPIRED', actions: ['markExpired', canceled] },
         'timer.expired': { guard: 'expiryDue', target: 'EXPIRED', actions: ['markExpired', expired] },
         ...newTx.on,
+        'chain.reorged': noteNews,
+        'chain.tx.dropped': noteNews,
+        'chain.block': keepDepth,
       },
     },
     PAYMENT_DETECTED: {
@@ -214,6 +261,7 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.tx.included': [{ guard: 'otherTx' }, ...newTx.on['chain.tx.included']],
         'chain.reorged': reopenOnLoss,
         'chain.tx.dropped': reopenOnLoss,
+        'chain.block': keepDepth,
       },
     },
     CONFIRMING: { on: inFlight.on },
@@ -222,23 +270,26 @@ export const paymentIntentMachine = pi.createMachine({
       // Terminal for matching (one tx per intent); only the tx's own fate still moves it.
       on: {
         'chain.tx.included': [
-          { guard: 'otherTx' },
+          { guard: or(['otherTx', 'staleSignal']) },
           { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
           { guard: 'inclusionNews', actions: ['matchTx'] },
         ],
-        'chain.block': { guard: 'depthAdvances', actions: ['trackDepth'] },
+        'chain.block': [{ guard: 'depthAdvances', actions: ['trackDepth'] }, keepDepth],
         'chain.reorged': reopenOnLoss,
         'chain.tx.dropped': reopenOnLoss,
       },
     },
-    PAID: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds, ...refundHolds } },
-    PARTIALLY_REFUNDED: { on: { 'chain.reorged': settledReorg, 'refund.confirmed': refunds, ...refundHolds } },
-    REFUNDED: { on: { 'chain.reorged': settledReorg, 'refund.released': refundHolds['refund.released'] } },
+    PAID: { on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds } },
+    PARTIALLY_REFUNDED: { on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds } },
+    REFUNDED: { on: { ...settledChain, 'refund.released': refundHolds['refund.released'] } },
     EXPIRED: {
       // Late payments: a transfer signed before expiry may still arrive within the window.
       on: {
         'chain.tx.seen': [{ guard: not('withinMonitoringWindow') }, ...newTx.on['chain.tx.seen']],
         'chain.tx.included': [{ guard: not('withinMonitoringWindow') }, ...newTx.on['chain.tx.included']],
+        'chain.reorged': noteNews,
+        'chain.tx.dropped': noteNews,
+        'chain.block': keepDepth,
       },
     },
     FAILED: {
@@ -246,6 +297,9 @@ export const paymentIntentMachine = pi.createMachine({
       on: {
         'chain.tx.seen': [{ guard: not('withinMonitoringWindow') }, ...newTx.on['chain.tx.seen']],
         'chain.tx.included': [{ guard: or([not('withinMonitoringWindow'), 'knownInclusion']) }, ...newTx.on['chain.tx.included']],
+        'chain.reorged': noteNews,
+        'chain.tx.dropped': noteNews,
+        'chain.block': keepDepth,
       },
     },
   },

@@ -1,3 +1,4 @@
+import { depthAhead, depthApplies, inclusionOf, newerStatus, noteDepth, notedHead, noteStatus, staleStatus } from '../chain/signal-order.ts';
 import type { PaymentIntentContext } from './context.ts';
 import type { PaymentIntentEvent, TxLegsEvent } from './events.ts';
 
@@ -52,9 +53,23 @@ export function confirmationsAt(blockHeight: number, head: number): number {
 
 /** Depth an event implies for the matched tx (inclusion or a new head), or null if none. */
 function depthOf(ctx: PaymentIntentContext, e: PaymentIntentEvent): number | null {
-  if (e.type === 'chain.tx.included') return e.receipt === 'success' ? confirmationsAt(e.block_height, e.head) : null;
-  if (e.type === 'chain.block' && ctx.tx?.block_height != null && ctx.tx.receipt === 'success') return confirmationsAt(ctx.tx.block_height, e.head);
+  if (e.type === 'chain.tx.included') {
+    if (e.receipt !== 'success') return null;
+    // A depth report for this inclusion may have arrived first (ADR 0014).
+    const noted = notedHead(ctx.chain_depth, e.pos);
+    return confirmationsAt(e.block_height, noted === null ? e.head : Math.max(e.head, noted));
+  }
+  if (e.type === 'chain.block' && ctx.tx?.block_height != null && ctx.tx.receipt === 'success' && depthApplies(inclusionOf(ctx.tx), e)) {
+    return confirmationsAt(ctx.tx.block_height, e.head);
+  }
   return null;
+}
+
+/** Confirmations the matched tx has once `e` (an inclusion) is applied. */
+export function inclusionDepth(ctx: PaymentIntentContext, e: PaymentIntentEvent): number {
+  const d = depthOf(ctx, e) ?? 0;
+  // The same block reported again at a later position: depth never goes back.
+  return e.type === 'chain.tx.included' && ctx.tx?.block_hash === e.block_hash ? Math.max(d, ctx.confirmations) : d;
 }
 
 /** Spec rule 7: settlement needs a successful receipt at the required depth, nothing less. */
@@ -90,13 +105,60 @@ export function knownInclusion(ctx: PaymentIntentContext, e: PaymentIntentEvent)
     sameTx(ctx, e) &&
     ctx.tx?.block_hash === e.block_hash &&
     ctx.tx.receipt === e.receipt &&
-    (depthOf(ctx, e) ?? 0) <= ctx.confirmations
+    (depthOf(ctx, e) ?? 0) <= ctx.confirmations &&
+    !newerStatus(ctx.chain_mark, e)
   );
 }
 
 /** The matched tx landed in a new block, or its known block got deeper. */
 export function inclusionNews(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
   return e.type === 'chain.tx.included' && sameTx(ctx, e) && !knownInclusion(ctx, e);
+}
+
+/** Chain signals in any order (ADR 0014): guards over the indexer's positions. */
+function isStatus(e: PaymentIntentEvent): e is Extract<PaymentIntentEvent, { type: 'chain.tx.seen' | 'chain.tx.included' | 'chain.reorged' | 'chain.tx.dropped' }> {
+  return e.type === 'chain.tx.seen' || e.type === 'chain.tx.included' || e.type === 'chain.reorged' || e.type === 'chain.tx.dropped';
+}
+
+/** Older than a statement already applied about the same transaction: dropped. */
+export function staleSignal(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return isStatus(e) && staleStatus(ctx.chain_mark, e);
+}
+
+/** A positional statement about the matched tx (or any, while none is matched) newer than all applied. */
+export function newsOfOurTx(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return isStatus(e) && (ctx.tx === null || ctx.tx.hash === e.tx_hash) && newerStatus(ctx.chain_mark, e);
+}
+
+/** The matched tx, settled or deepening, is now in a different block: its old block left the chain. */
+export function movedBlock(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.tx.included' && newsOfOurTx(ctx, e) && ctx.tx !== null && ctx.tx.block_hash !== null && ctx.tx.block_hash !== e.block_hash;
+}
+
+/** A positional loss (reorg or drop) of the matched tx. Signals without a position keep the plain same-tx rule. */
+export function lostTx(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return (e.type === 'chain.reorged' || e.type === 'chain.tx.dropped') && sameTx(ctx, e) && !staleSignal(ctx, e);
+}
+
+/**
+ * A settled tx keeps following its depth from positional reports, so that the confirmations
+ * an intent shows are the chain's whatever order the reports came in.
+ */
+export function settledDeeper(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.block' && e.pos !== undefined && (depthOf(ctx, e) ?? 0) > ctx.confirmations;
+}
+
+/** A depth report for an inclusion the intent has not heard of yet: kept until it arrives. */
+export function depthForLater(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.block' && depthAhead(inclusionOf(ctx.tx), ctx.chain_depth, e);
+}
+
+/** What the context records of a chain signal that moves nothing else: its position, and a renewed inclusion's. */
+export function chainNotes(ctx: PaymentIntentContext, e: PaymentIntentEvent): Partial<PaymentIntentContext> {
+  if (e.type === 'chain.block') return { chain_depth: noteDepth(ctx.chain_depth, e) };
+  if (!isStatus(e)) return {};
+  const renewed = e.type === 'chain.tx.included' && ctx.tx?.hash === e.tx_hash && ctx.tx.block_hash === e.block_hash;
+  return { chain_mark: noteStatus(ctx.chain_mark, e), ...(renewed && ctx.tx && { tx: { ...ctx.tx, pos: e.pos ?? ctx.tx.pos ?? null } }) };
 }
 
 /** End of the late-payment watch: from expiry (or the deadline, if never expired) plus the window. */

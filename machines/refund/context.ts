@@ -1,3 +1,4 @@
+import type { ChainMark, DepthNote } from '../chain/signal-order.ts';
 import type { RefundCreateEvent } from './events.ts';
 
 export interface RefundContext {
@@ -21,6 +22,10 @@ export interface RefundContext {
   confirmations: number;
   completed_at: number | null;
   failure: string | null;
+  /** Machine version 2 (ADR 0014): the indexer's position of the known inclusion, the highest position heard about the transfer, and a depth report kept for an inclusion not heard of yet. */
+  inclusion_pos?: number | null;
+  chain_mark?: ChainMark | null;
+  chain_depth?: DepthNote | null;
 }
 
 export function initialRefundContext(e: RefundCreateEvent): RefundContext {
@@ -45,5 +50,8 @@ export function initialRefundContext(e: RefundCreateEvent): RefundContext {
     confirmations: 0,
     completed_at: null,
     failure: null,
+    inclusion_pos: null,
+    chain_mark: null,
+    chain_depth: null,
   };
 }

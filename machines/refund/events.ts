@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { depthFields, positionField, reorgFields } from '../chain/signal-fields.ts';
 
 /**
  * Events of the refund actor (DESIGN.md §4 "Refunds"). Chain signals have the same shape as
@@ -35,7 +36,7 @@ export const refundCreate = z.object({
 
 export const refundSubmitted = z.object({ type: z.literal('refund.submitted'), ...base, tx_hash: z.string().min(1) });
 export const refundCancel = z.object({ type: z.literal('refund.cancel'), ...base });
-export const refundSeen = z.object({ type: z.literal('chain.tx.seen'), ...base, ...legs });
+export const refundSeen = z.object({ type: z.literal('chain.tx.seen'), ...base, ...legs, ...positionField });
 export const refundIncluded = z.object({
   type: z.literal('chain.tx.included'),
   ...base,
@@ -44,10 +45,11 @@ export const refundIncluded = z.object({
   block_hash: z.string().min(1),
   receipt: z.enum(['success', 'failed']),
   head: z.number().int().nonnegative(),
+  ...positionField,
 });
-export const refundBlock = z.object({ type: z.literal('chain.block'), ...base, head: z.number().int().nonnegative() });
-export const refundReorged = z.object({ type: z.literal('chain.reorged'), ...base, tx_hash: z.string().min(1), head: z.number().int().nonnegative() });
-export const refundDropped = z.object({ type: z.literal('chain.tx.dropped'), ...base, tx_hash: z.string().min(1) });
+export const refundBlock = z.object({ type: z.literal('chain.block'), ...base, head: z.number().int().nonnegative(), ...depthFields });
+export const refundReorged = z.object({ type: z.literal('chain.reorged'), ...base, tx_hash: z.string().min(1), head: z.number().int().nonnegative(), ...reorgFields });
+export const refundDropped = z.object({ type: z.literal('chain.tx.dropped'), ...base, tx_hash: z.string().min(1), ...positionField });
 export const refundTimer = z.object({ type: z.literal('timer.expired'), ...base, timer: z.string().min(1), generation: z.number().int() });
 
 export const refundEvents = z.discriminatedUnion('type', [

@@ -1,6 +1,7 @@
 import { and, assign, setup } from 'xstate';
 import { effectActions } from '../kit/effects.ts';
 import { contextFrom } from '../kit/durable.ts';
+import { noteDepth, noteStatus } from '../chain/signal-order.ts';
 import { initialRefundContext, type RefundContext } from './context.ts';
 import { UNSIGNED_TTL_MS, type RefundCreateEvent, type RefundEvent } from './events.ts';
 import * as rules from './rules.ts';
@@ -36,16 +37,31 @@ const rf = setup({
   types: { context: {} as RefundContext, events: {} as RefundEvent, input: {} as RefundCreateEvent },
   actions: {
     ...effectActions,
-    recordTx: assign(({ event }) => {
-      if (event.type === 'refund.submitted' || event.type === 'chain.tx.seen') return { tx_hash: event.tx_hash };
+    recordTx: assign(({ context, event }) => {
+      if (event.type === 'refund.submitted') return { tx_hash: event.tx_hash };
+      if (event.type === 'chain.tx.seen') return { tx_hash: event.tx_hash, chain_mark: noteStatus(context.chain_mark, event) };
       if (event.type !== 'chain.tx.included') return {};
-      return { tx_hash: event.tx_hash, block_height: event.block_height, confirmations: rules.confirmationsAt(event.block_height, event.head) };
+      return {
+        tx_hash: event.tx_hash,
+        block_height: event.block_height,
+        confirmations: rules.inclusionDepth(context, event),
+        inclusion_pos: event.pos ?? null,
+        chain_mark: noteStatus(context.chain_mark, event),
+      };
+    }),
+    /** Records the position of a chain signal that moves nothing else (ADR 0014). */
+    noteChain: assign(({ context, event }) => {
+      if (event.type === 'chain.block') return { chain_depth: noteDepth(context.chain_depth, event) };
+      if (event.type === 'chain.tx.seen' || event.type === 'chain.tx.included' || event.type === 'chain.reorged' || event.type === 'chain.tx.dropped') {
+        return { chain_mark: noteStatus(context.chain_mark, event) };
+      }
+      return {};
     }),
     trackDepth: assign(({ context, event }) =>
       event.type === 'chain.block' && context.block_height !== null ? { confirmations: rules.confirmationsAt(context.block_height, event.head) } : {},
     ),
-    clearInclusion: assign({ block_height: null, confirmations: 0 }),
-    clearTx: assign({ tx_hash: null, block_height: null, confirmations: 0 }),
+    clearInclusion: assign({ block_height: null, confirmations: 0, inclusion_pos: null }),
+    clearTx: assign({ tx_hash: null, block_height: null, confirmations: 0, inclusion_pos: null }),
     complete: assign({ completed_at: ({ event }) => event.at }),
     noteFailure: assign({ failure: ({ event }) => (event.type === 'chain.tx.included' ? 'receipt_failed' : event.type === 'timer.expired' ? 'unsigned_expired' : 'canceled') }),
   },
@@ -55,6 +71,10 @@ const rf = setup({
     depthReached: ({ context, event }) => rules.depthReached(context, event),
     receiptFailed: ({ event }) => rules.receiptFailed(event),
     unsignedDue: ({ context, event }) => rules.unsignedDue(context, event),
+    staleSignal: ({ context, event }) => rules.staleSignal(context, event),
+    newsOfOurTx: ({ context, event }) => rules.newsOfOurTx(context, event),
+    depthApplicable: ({ context, event }) => rules.depthApplicable(context, event),
+    depthForLater: ({ context, event }) => rules.depthForLater(context, event),
   },
 });
 
@@ -62,10 +82,14 @@ const confirmed = ['recordTx', 'complete', webhook('refund.completed', 'CONFIRME
 const failed = ['recordTx', 'noteFailure', toIntent('refund.released')] as const;
 // A transfer carrying the refund reference and paying the whole amount to the customer.
 const inclusion = [
+  { guard: 'staleSignal' as const },
   { guard: and(['paysRefund', 'receiptFailed']), target: 'FAILED', actions: [...failed] },
   { guard: and(['paysRefund', 'depthReached']), target: 'CONFIRMED', actions: [...confirmed] },
   { guard: 'paysRefund' as const, target: 'CONFIRMING', actions: ['recordTx' as const] },
 ];
+/** Chain signals in any order (ADR 0014): older statements are dropped, news that moves nothing is recorded. */
+const noteNews = { guard: 'newsOfOurTx' as const, actions: ['noteChain' as const] };
+const keepDepth = { guard: 'depthForLater' as const, actions: ['noteChain' as const] };
 
 export const refundMachine = rf.createMachine({
   id: 'refund',
@@ -77,8 +101,11 @@ export const refundMachine = rf.createMachine({
       exit: [cancelUnsigned],
       on: {
         'refund.submitted': { target: 'SUBMITTED', actions: ['recordTx'] },
-        'chain.tx.seen': { guard: 'paysRefund', target: 'SUBMITTED', actions: ['recordTx'] },
+        'chain.tx.seen': [{ guard: 'staleSignal' }, { guard: 'paysRefund', target: 'SUBMITTED', actions: ['recordTx'] }],
         'chain.tx.included': inclusion,
+        'chain.reorged': noteNews,
+        'chain.tx.dropped': noteNews,
+        'chain.block': keepDepth,
         'refund.cancel': { target: 'CANCELED', actions: ['noteFailure', toIntent('refund.released')] },
         'timer.expired': { guard: 'unsignedDue', target: 'CANCELED', actions: ['noteFailure', toIntent('refund.released')] },
       },
@@ -87,17 +114,26 @@ export const refundMachine = rf.createMachine({
       on: {
         'chain.tx.seen': { guard: 'sameTx' },
         'chain.tx.included': inclusion,
-        'chain.tx.dropped': { guard: 'sameTx', target: 'REQUIRES_SIGNATURE', actions: ['clearTx', unsignedTimer] },
+        'chain.tx.dropped': [{ guard: 'staleSignal' }, { guard: 'sameTx', target: 'REQUIRES_SIGNATURE', actions: ['clearTx', 'noteChain', unsignedTimer] }],
+        'chain.reorged': noteNews,
+        'chain.block': keepDepth,
       },
     },
     CONFIRMING: {
       on: {
         'chain.tx.included': [
+          { guard: 'staleSignal' },
           { guard: and(['sameTx', 'receiptFailed']), target: 'FAILED', actions: [...failed] },
+          { guard: and(['sameTx', 'depthReached']), target: 'CONFIRMED', actions: [...confirmed] },
           { guard: 'sameTx', actions: ['recordTx'] },
         ],
-        'chain.block': [{ guard: 'depthReached', target: 'CONFIRMED', actions: ['trackDepth', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] }, { actions: ['trackDepth'] }],
-        'chain.reorged': { guard: 'sameTx', target: 'SUBMITTED', actions: ['clearInclusion'] },
+        'chain.block': [
+          { guard: 'depthReached', target: 'CONFIRMED', actions: ['trackDepth', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] },
+          { guard: 'depthApplicable', actions: ['trackDepth'] },
+          keepDepth,
+        ],
+        'chain.reorged': [{ guard: 'staleSignal' }, { guard: 'sameTx', target: 'SUBMITTED', actions: ['clearInclusion', 'noteChain'] }],
+        'chain.tx.dropped': noteNews,
       },
     },
     CONFIRMED: {},

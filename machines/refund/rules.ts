@@ -1,3 +1,4 @@
+import { depthAhead, depthApplies, inclusionOf, newerStatus, notedHead, staleStatus, type KnownInclusion } from '../chain/signal-order.ts';
 import type { RefundContext } from './context.ts';
 import type { RefundEvent } from './events.ts';
 
@@ -13,10 +14,41 @@ export function sameTx(ctx: RefundContext, e: RefundEvent): boolean {
   return 'tx_hash' in e && ctx.tx_hash === e.tx_hash;
 }
 
+/** Confirmations an inclusion gives, counting a depth report for it that came first (ADR 0014). */
+export function inclusionDepth(ctx: RefundContext, e: Extract<RefundEvent, { type: 'chain.tx.included' }>): number {
+  const noted = notedHead(ctx.chain_depth, e.pos);
+  return confirmationsAt(e.block_height, noted === null ? e.head : Math.max(e.head, noted));
+}
+
+const known = (ctx: RefundContext): KnownInclusion => inclusionOf({ block_height: ctx.block_height, pos: ctx.inclusion_pos });
+
+/** A new head for the inclusion the refund knows (positional reports name it). */
+export function depthApplicable(ctx: RefundContext, e: RefundEvent): boolean {
+  return e.type === 'chain.block' && depthApplies(known(ctx), e);
+}
+
 export function depthReached(ctx: RefundContext, e: RefundEvent): boolean {
-  if (e.type === 'chain.tx.included') return e.receipt === 'success' && confirmationsAt(e.block_height, e.head) >= ctx.required_confirmations;
-  if (e.type === 'chain.block') return ctx.block_height !== null && confirmationsAt(ctx.block_height, e.head) >= ctx.required_confirmations;
+  if (e.type === 'chain.tx.included') return e.receipt === 'success' && inclusionDepth(ctx, e) >= ctx.required_confirmations;
+  if (e.type === 'chain.block') return depthApplicable(ctx, e) && ctx.block_height !== null && confirmationsAt(ctx.block_height, e.head) >= ctx.required_confirmations;
   return false;
+}
+
+type Status = Extract<RefundEvent, { type: 'chain.tx.seen' | 'chain.tx.included' | 'chain.reorged' | 'chain.tx.dropped' }>;
+const isStatus = (e: RefundEvent): e is Status => e.type === 'chain.tx.seen' || e.type === 'chain.tx.included' || e.type === 'chain.reorged' || e.type === 'chain.tx.dropped';
+
+/** Older than a statement already applied about the same transfer: dropped. */
+export function staleSignal(ctx: RefundContext, e: RefundEvent): boolean {
+  return isStatus(e) && staleStatus(ctx.chain_mark, e);
+}
+
+/** Positional news of the refund's transfer (or of any, while none is known) that moves nothing else: recorded. */
+export function newsOfOurTx(ctx: RefundContext, e: RefundEvent): boolean {
+  return isStatus(e) && (ctx.tx_hash === null || ctx.tx_hash === e.tx_hash) && newerStatus(ctx.chain_mark, e);
+}
+
+/** A depth report for an inclusion not heard of yet: kept until it arrives. */
+export function depthForLater(ctx: RefundContext, e: RefundEvent): boolean {
+  return e.type === 'chain.block' && depthAhead(known(ctx), ctx.chain_depth, e);
 }
 
 export function receiptFailed(e: RefundEvent): boolean {

@@ -4,9 +4,13 @@ import type { ActorEnvelope } from '../../engine/actor-types.ts';
 import type { AnmRpcClient } from '../rpc-client.ts';
 import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
 import { releaseLease, tryLease } from './lease.ts';
-import { lookupRefs, pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
-import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, storedBlocksFrom, watchedAbove } from './store-depth.ts';
+import { pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
+import { findFork, legsOf, refsOf } from './matching.ts';
+import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, watchedAbove } from './store-depth.ts';
 import { publishDepth, publishIncluded } from './publish.ts';
+import { checkGenesis, DifferentChainError, reservePositions } from './positions.ts';
+
+export { DifferentChainError } from './positions.ts';
 import type { IncludedTx } from './signals.ts';
 
 export type { BlockSignal } from './signals.ts';
@@ -47,9 +51,6 @@ export interface IndexerStats {
   reorgs: number;
 }
 
-const sumTo = (tx: ChainTx, address: string | null): bigint =>
-  address === null ? 0n : tx.outputs.reduce((s, o) => (o.to === address ? s + o.amount : s), 0n);
-
 /**
  * Follows one network's head through the JSON-RPC client only, so the same code follows a
  * real node. Matches transactions by reference plus recipient, publishes chain signals on
@@ -64,6 +65,9 @@ export class ChainIndexer {
   private leader = false;
   /** Matched transactions seen in the mempool and not yet included: for drop detection. */
   private readonly pending = new Map<string, { kind: string; id: string }>();
+  /** Set once the node serves a chain with another genesis: following stops (DESIGN §3). */
+  private haltedFor: string | null = null;
+  private genesis: string | null = null;
 
   constructor(private readonly o: IndexerOptions) {}
 
@@ -82,7 +86,7 @@ export class ChainIndexer {
         .catch((err: unknown) => this.o.onError?.(err))
         .finally(() => {
           this.running = undefined;
-          if (!this.stopped) this.schedule(this.o.pollMs ?? 250);
+          if (!this.stopped && !this.haltedFor) this.schedule(this.o.pollMs ?? 250);
         });
     }, ms);
   }
@@ -98,12 +102,36 @@ export class ChainIndexer {
     return this.leader;
   }
 
+  /** Why following stopped (the node serves another chain), or null while following. */
+  halted(): string | null {
+    return this.haltedFor;
+  }
+
   /** One pass: hold the lease, look at the mempool, follow the head. */
   async tick(): Promise<void> {
+    if (this.haltedFor) return;
     this.leader = await tryLease(this.o.db, this.o.network, this.o.holder, this.o.leaseMs ?? 10_000);
     if (!this.leader) return;
     await this.followHead();
+    if (this.haltedFor) return;
     await this.scanMempool();
+  }
+
+  /** `n` fresh positions (ADR 0014), the first returned; refused once the lease is lost. */
+  private reserve(n: number): Promise<number> {
+    return reservePositions(this.o.db, this.o.network, this.o.holder, n);
+  }
+
+  /** False once the node is found serving another chain (DESIGN §3); following stops then. */
+  private async sameChain(): Promise<boolean> {
+    const seen = await checkGenesis(this.o.db, this.o.rpc, this.o.network, this.genesis);
+    if (seen.ok) {
+      this.genesis = seen.genesis;
+      return true;
+    }
+    this.haltedFor = seen.reason;
+    this.o.onError?.(new DifferentChainError(seen.reason));
+    return false;
   }
 
   private async publish(type: string, target: { kind: string; id: string }, event: ActorEnvelope['event']): Promise<void> {
@@ -114,11 +142,13 @@ export class ChainIndexer {
   }
 
   private refsFor(txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
-    const refs = [...new Set(txs.map((t) => t.reference).filter((r) => r.startsWith('pr1:') || r.startsWith('rf1:')))];
-    return lookupRefs(this.o.db, this.o.network, refs);
+    return refsOf(this.o.db, this.o.network, txs);
   }
 
   private async scanMempool(): Promise<void> {
+    // Reserved before the mempool is read, so the position is no older than what it stamps.
+    let pos: number | undefined;
+    const position = async (): Promise<number> => (pos ??= await this.reserve(1));
     const txs = await this.o.rpc.pendingTransactions();
     const refs = await this.refsFor(txs);
     const live = new Set<string>();
@@ -126,27 +156,21 @@ export class ChainIndexer {
       live.add(tx.hash);
       const ref = refs.get(tx.reference);
       if (!ref || this.pending.has(tx.hash)) continue;
-      const legs = this.legs(tx, ref);
+      const legs = legsOf(tx, ref);
       if (!legs) continue;
       const target = { kind: ref.kind, id: ref.actor_id };
       this.pending.set(tx.hash, target);
-      await this.publish('tx.seen', target, { type: 'chain.tx.seen', id: `seen:${tx.hash}`, at: this.now, tx_hash: tx.hash, from: tx.from, ...legs });
+      const p = await position();
+      await this.publish('tx.seen', target, { type: 'chain.tx.seen', id: `seen:${tx.hash}@${p}`, at: this.now, tx_hash: tx.hash, from: tx.from, ...legs, pos: p });
     }
     for (const [hash, target] of this.pending) {
       if (live.has(hash)) continue;
       this.pending.delete(hash);
       // Gone from the mempool: either mined (the block scan reports it) or dropped.
       if (await this.o.rpc.getTransactionReceipt(hash)) continue;
-      const head = await this.o.rpc.blockNumber();
-      await this.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}:${head}`, at: this.now, tx_hash: hash });
+      const p = await position();
+      await this.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}@${p}`, at: this.now, tx_hash: hash, pos: p });
     }
-  }
-
-  /** What a matched tx pays to the recipient and to the treasury; null if the recipient is absent. */
-  private legs(tx: ChainTx, ref: RefRow): { merchant_leg: string; fee_leg: string } | null {
-    const merchant = sumTo(tx, ref.recipient);
-    if (merchant === 0n) return null; // matched by reference AND recipient, never by amount alone
-    return { merchant_leg: merchant.toString(), fee_leg: sumTo(tx, ref.treasury).toString() };
   }
 
   private async followHead(): Promise<void> {
@@ -155,6 +179,8 @@ export class ChainIndexer {
     let cur: { height: number; hash: string } | null = stored;
     // The head depth was last published for, as read above; a reorg lowers it in the database.
     let depthHead = stored?.depth_head ?? -1;
+    // Once per process (and on every suspected reorg below): is this still our chain?
+    if (this.genesis === null && !(await this.sameChain())) return;
     if (!cur) {
       const start = Math.min(this.o.startHeight ?? head, head);
       const b = start > 0 ? await this.o.rpc.getBlockByNumber(start - 1, false) : null;
@@ -162,11 +188,15 @@ export class ChainIndexer {
     } else if (cur.height > 0 || cur.hash) {
       const b = await this.o.rpc.getBlockByNumber(cur.height, false);
       if (!b || b.hash !== cur.hash) {
+        if (!(await this.sameChain())) return;
         cur = await this.reorg(cur, head);
         depthHead = -1;
       }
     }
     const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
+    // One position per block this tick may apply, reserved before any is read (ADR 0014).
+    const base = last > cur.height ? await this.reserve(last - cur.height) : 0;
+    const from = cur.height;
     const ahead = Math.max(1, this.o.pipeline ?? 4);
     const fetches = new Map<number, Promise<() => FullChainBlock | null>>();
     const inflight: Promise<void>[] = [];
@@ -184,11 +214,12 @@ export class ChainIndexer {
       if (!block) break;
       if (tip.hash && block.parent_hash !== tip.hash) {
         await recorded;
+        if (!(await this.sameChain())) return;
         tip = await this.reorg(tip, head);
         depthHead = -1;
         break;
       }
-      const step = this.scanBlock(block, head, recorded);
+      const step = this.scanBlock(block, head, recorded, base + (h - from - 1));
       step.catch(() => undefined); // the next block's step (or the await after the loop) reports it
       recorded = step;
       inflight.push(step);
@@ -205,14 +236,14 @@ export class ChainIndexer {
    * of several blocks overlap), then records this block once `before`, the previous block's
    * step, is done: the cursor only moves in height order and never past an unpublished block.
    */
-  private async scanBlock(block: FullChainBlock, head: number, before: Promise<void>): Promise<void> {
+  private async scanBlock(block: FullChainBlock, head: number, before: Promise<void>, pos: number): Promise<void> {
     const refs = await this.refsFor(block.transactions);
     const watch: WatchRow[] = [];
     const included: IncludedTx[] = [];
     for (const tx of block.transactions) {
       const ref = refs.get(tx.reference);
       if (!ref) continue;
-      const legs = this.legs(tx, ref);
+      const legs = legsOf(tx, ref);
       if (!legs) continue;
       this.pending.delete(tx.hash);
       included.push({ kind: ref.kind, id: ref.actor_id, tx_hash: tx.hash, from: tx.from, ...legs, receipt: tx.status });
@@ -223,9 +254,9 @@ export class ChainIndexer {
     // scavenges that run while the pipeline waits on NATS and PostgreSQL.
     const ref: BlockRef = { height: block.height, hash: block.hash, parent_hash: block.parent_hash };
     const txCount = block.transactions.length;
-    await this.signalIncluded(ref, head, included);
+    await this.signalIncluded(ref, head, included, pos);
     await before;
-    await recordBlock(this.o.db, this.o.network, ref, watch);
+    await recordBlock(this.o.db, this.o.network, ref, watch, pos);
     if (ref.height % 32 === 0) await pruneBelow(this.o.db, this.o.network, ref.height - (this.o.horizon ?? 128));
     this.stats.blocks += 1;
     this.stats.txs += txCount;
@@ -235,8 +266,8 @@ export class ChainIndexer {
    * One message per block (chunked) instead of one per transaction: the router fans it out.
    * Published before the cursor moves past the block, so a crash re-publishes, never skips.
    */
-  private async signalIncluded(block: BlockRef, head: number, txs: IncludedTx[]): Promise<void> {
-    const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now };
+  private async signalIncluded(block: BlockRef, head: number, txs: IncludedTx[], pos: number): Promise<void> {
+    const base = { block_height: block.height, block_hash: block.hash, head: Math.max(head, block.height), at: this.now, pos };
     const { messages } = await publishIncluded(this.o.bus, this.o.network, base, txs);
     this.stats.matched += txs.length;
     this.stats.signals += txs.length;
@@ -252,6 +283,8 @@ export class ChainIndexer {
   private async depthSignals(tip: { height: number; hash: string }): Promise<void> {
     const head = tip.height;
     if (head < 0) return;
+    // Reserved outside the transaction (PGlite has one connection), before the window is read.
+    const pos = await this.reserve(1);
     await this.o.db.tx(async (q) => {
       const last = await lockDepthHead(q, this.o.network);
       if (last === null || last >= head) return;
@@ -259,8 +292,8 @@ export class ChainIndexer {
       if (rows.length > 0) {
         const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
         // Block signals name every actor inside the settlement window; the router fans them out.
-        const targets = rows.map((r) => ({ kind: r.kind, id: r.actor_id }));
-        const { messages } = await publishDepth(this.o.bus, this.o.network, { head, hash, at: this.now }, targets, this.o.blockSignalChunk);
+        const targets = rows.map((r) => ({ kind: r.kind, id: r.actor_id, ...(r.inclusion_pos !== null && { inc: Number(r.inclusion_pos) }) }));
+        const { messages } = await publishDepth(this.o.bus, this.o.network, { head, hash, at: this.now, pos }, targets, this.o.blockSignalChunk);
         this.stats.signals += rows.length;
         this.stats.messages += messages;
       }
@@ -271,18 +304,13 @@ export class ChainIndexer {
   /** Walks back to the fork point, tells every actor whose tx left the chain, rewinds the cursor. */
   private async reorg(cur: { height: number; hash: string }, head: number): Promise<{ height: number; hash: string }> {
     this.stats.reorgs += 1;
-    const stored = await storedBlocksFrom(this.o.db, this.o.network, cur.height);
-    let fork = { height: (stored.at(-1)?.height ?? 0) - 1, hash: '' };
-    for (const s of stored) {
-      const b = await this.o.rpc.getBlockByNumber(s.height, false);
-      if (b && b.hash === s.hash) {
-        fork = { height: s.height, hash: s.hash };
-        break;
-      }
-    }
+    const fork = await findFork(this.o.db, this.o.rpc, this.o.network, cur.height);
+    // A position per block reverted; the signals state the chain once all are: the last one.
+    const pos = (await this.reserve(Math.max(1, cur.height - fork.height))) + Math.max(1, cur.height - fork.height) - 1;
     const gone = await watchedAbove(this.o.db, this.o.network, fork.height);
     for (const g of gone) {
-      await this.publish('tx.reorged', { kind: g.kind, id: g.actor_id }, { type: 'chain.reorged', id: `reorg:${g.tx_hash}:${g.block_hash}`, at: this.now, tx_hash: g.tx_hash, head });
+      const event = { type: 'chain.reorged', id: `reorg:${g.tx_hash}:${g.block_hash}@${pos}`, at: this.now, tx_hash: g.tx_hash, block_hash: g.block_hash, head, pos };
+      await this.publish('tx.reorged', { kind: g.kind, id: g.actor_id }, event);
     }
     await rewindTo(this.o.db, this.o.network, fork);
     return fork;

@@ -13,7 +13,10 @@ export interface BlockSignal {
   head: number;
   hash: string;
   at: number;
-  targets: Array<{ kind: string; id: string }>;
+  /** The indexer's position (ADR 0014); absent from older indexers. */
+  pos?: number;
+  /** `inc`: the position at which the block holding the target's transaction was applied. */
+  targets: Array<{ kind: string; id: string; inc?: number }>;
 }
 
 /** One matched transaction of an `IncludedSignal`, naming the actor it pays. */
@@ -33,6 +36,8 @@ export interface IncludedSignal {
   block_hash: string;
   head: number;
   at: number;
+  /** The position at which the indexer applied the block (ADR 0014); absent from older indexers. */
+  pos?: number;
   txs: IncludedTx[];
 }
 
@@ -50,7 +55,10 @@ export const BLOCK_SIGNAL_CHUNK = 5_000;
 
 /** Bus message id of one chunk of a depth signal; the window's size tells a grown window from a retry. */
 export const blockMsgId = (network: string, s: BlockSignal, windowSize: number, chunk: number): string =>
-  `blk:${network}:${s.head}:${s.hash}:${windowSize}:${chunk}`;
+  `blk:${network}:${s.head}:${s.hash}:${windowSize}:${chunk}${posPart(s.pos)}`;
+
+/** Positions in ids: the same block applied again (after a restart or a reorg back) is news, not a duplicate. */
+const posPart = (pos: number | undefined): string => (pos === undefined ? '' : `@${pos}`);
 
 export const includedSubject = (network: string): string => `chain.${network}.included`;
 
@@ -60,7 +68,7 @@ export const includedSubject = (network: string): string => `chain.${network}.in
  * more (an actor created meanwhile) from being dropped as a duplicate of a smaller message.
  */
 export const includedMsgId = (network: string, s: IncludedSignal, chunk: number): string =>
-  `inc:${network}:${s.block_height}:${s.block_hash}:${chunk}:${s.txs.length}`;
+  `inc:${network}:${s.block_height}:${s.block_hash}:${chunk}:${s.txs.length}${posPart(s.pos)}`;
 
 /** The actor events a chain signal stands for; per-actor signals are one envelope already. */
 export function signalEnvelopes(subject: string, data: unknown): ActorEnvelope[] {
@@ -68,8 +76,15 @@ export function signalEnvelopes(subject: string, data: unknown): ActorEnvelope[]
   const signal = subject.split('.').slice(2).join('.');
   if (signal === 'block') {
     const b = data as BlockSignal;
-    const event = { type: 'chain.block', id: `blk:${b.head}:${b.hash}`, at: b.at, head: b.head };
-    return b.targets.map((target) => ({ target, event }));
+    const id = `blk:${b.head}:${b.hash}${posPart(b.pos)}`;
+    if (b.pos === undefined) {
+      const event = { type: 'chain.block', id, at: b.at, head: b.head };
+      return b.targets.map((target) => ({ target, event }));
+    }
+    return b.targets.map((t) => ({
+      target: { kind: t.kind, id: t.id },
+      event: { type: 'chain.block', id, at: b.at, head: b.head, pos: b.pos, ...(t.inc !== undefined && { inclusion: t.inc }) },
+    }));
   }
   if (signal === 'included') {
     const s = data as IncludedSignal;
@@ -78,7 +93,7 @@ export function signalEnvelopes(subject: string, data: unknown): ActorEnvelope[]
       event: {
         type: 'chain.tx.included',
         // The same id as when each transaction was its own message: actors dedupe across both.
-        id: `inc:${t.tx_hash}:${s.block_hash}`,
+        id: `inc:${t.tx_hash}:${s.block_hash}${posPart(s.pos)}`,
         at: s.at,
         tx_hash: t.tx_hash,
         from: t.from,
@@ -88,6 +103,7 @@ export function signalEnvelopes(subject: string, data: unknown): ActorEnvelope[]
         block_hash: s.block_hash,
         receipt: t.receipt,
         head: s.head,
+        ...(s.pos !== undefined && { pos: s.pos }),
       },
     }));
   }

@@ -15,9 +15,9 @@ export async function lockDepthHead(q: Queryable, network: string): Promise<numb
  * Actors whose transaction was still short of its required depth at head `last` and is included
  * by `head`, in a stable order (the depth signal is cut into chunks with ids by position).
  */
-export async function inSettlementWindow(q: Queryable, network: string, last: number, head: number): Promise<Array<{ actor_id: string; kind: string }>> {
-  const { rows } = await q.query<{ actor_id: string; kind: string }>(
-    `SELECT actor_id, kind FROM chain_watch
+export async function inSettlementWindow(q: Queryable, network: string, last: number, head: number): Promise<Array<{ actor_id: string; kind: string; inclusion_pos: string | null }>> {
+  const { rows } = await q.query<{ actor_id: string; kind: string; inclusion_pos: string | null }>(
+    `SELECT actor_id, kind, inclusion_pos::text AS inclusion_pos FROM chain_watch
       WHERE network = $1 AND block_height IS NOT NULL AND block_height + required - 1 > $3 AND block_height <= $2
       ORDER BY kind, actor_id`,
     [network, head, last],
@@ -50,7 +50,7 @@ export async function watchedAbove(db: Db, network: string, height: number): Pro
 /** Moves window rows, block hashes and both cursors back to the fork point, in one transaction. */
 export async function rewindTo(db: Db, network: string, fork: { height: number; hash: string }): Promise<void> {
   await db.tx(async (q) => {
-    await q.query(`UPDATE chain_watch SET block_height = NULL, block_hash = NULL WHERE network = $1 AND block_height > $2`, [network, fork.height]);
+    await q.query(`UPDATE chain_watch SET block_height = NULL, block_hash = NULL, inclusion_pos = NULL WHERE network = $1 AND block_height > $2`, [network, fork.height]);
     await q.query(`DELETE FROM chain_blocks WHERE network = $1 AND height > $2`, [network, fork.height]);
     await q.query(
       // Depth goes back to the fork too: transactions re-included above it are due again.

@@ -41,19 +41,19 @@ export async function readCursor(db: Db, network: string): Promise<Cursor | null
   return rows[0] ?? null;
 }
 
-/** Watch rows, the block hash and the cursor in one statement (one implicit transaction). */
-export async function recordBlock(db: Db, network: string, block: BlockRef, watch: readonly WatchRow[]): Promise<void> {
+/** Watch rows (with the position the block was applied at), the block hash and the cursor in one statement. */
+export async function recordBlock(db: Db, network: string, block: BlockRef, watch: readonly WatchRow[], pos: number): Promise<void> {
   await db.query(
     `WITH w AS (
-       INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash)
-       SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
-       ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash),
+       INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash, inclusion_pos)
+       SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7, $9 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
+       ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, inclusion_pos = EXCLUDED.inclusion_pos),
      b AS (
        INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $6, $7, $8)
        ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash)
      INSERT INTO chain_cursor (network, height, hash) VALUES ($1, $6, $7)
      ON CONFLICT (network) DO UPDATE SET height = EXCLUDED.height, hash = EXCLUDED.hash, updated_at = now()`,
-    [network, watch.map((w) => w[0]), watch.map((w) => w[1]), watch.map((w) => w[2]), watch.map((w) => w[3]), block.height, block.hash, block.parent_hash],
+    [network, watch.map((w) => w[0]), watch.map((w) => w[1]), watch.map((w) => w[2]), watch.map((w) => w[3]), block.height, block.hash, block.parent_hash, pos],
   );
 }
 

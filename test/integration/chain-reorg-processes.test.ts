@@ -1,0 +1,124 @@
+import { machineRegistry } from '../../runtime/machines.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NETWORKS } from '../../machines/chain/address.ts';
+import { paymentReference } from '../../machines/chain/reference.ts';
+import { encodeSignedTx } from '../../machines/chain/tx.ts';
+import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
+import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { openReal, realAvailable, waitFor } from '../helpers/backends.ts';
+
+/**
+ * Issue 27 end to end: two service processes (engine + indexer + chain router each) on real
+ * PostgreSQL + NATS follow one devnet. Each round settles a payment, then reverts the blocks
+ * under it while one process is paused by SIGSTOP (a long GC pause, a slow disk) and resumed
+ * ~750 ms later; the devnet mines the same transfer again at the same height, at a lower one,
+ * or drops it. At the end no intent may be out of step with the devnet: PAID exactly when its
+ * transfer is canonical and 12 deep, AWAITING_PAYMENT when it was dropped, and the merchant's
+ * books (payment.confirmed minus payment.reorged) say the same. CHAIN_REORGS sets the rounds.
+ */
+const ROUNDS = Number(process.env.CHAIN_REORGS ?? 12);
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const p of running) p.kill('SIGKILL');
+  running.clear();
+});
+
+function service(env: Record<string, string>): Promise<ChildProcess> {
+  const p = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/chain-child.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(p);
+  let err = '';
+  p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  p.on('exit', () => running.delete(p));
+  return new Promise((resolve, reject) => {
+    p.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(p));
+    p.on('exit', (code) => reject(new Error(`service exited ${code}: ${err}`)));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(!realAvailable)('reorgs under two paused and resumed service processes (PostgreSQL + NATS)', () => {
+  it(`${ROUNDS} reorgs of settled payments leave no intent out of step with the devnet`, async () => {
+    const b = await openReal();
+    const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
+    try {
+      const rpc = new AnmRpcClient(`${devnet.url}/test`);
+      const host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
+      const merchant = generateWallet('test');
+      const treasury = generateWallet('test');
+      const payer = generateWallet('test');
+      await rpc.faucet(payer.address, 1_000_000_000_000n);
+      await rpc.mine(5);
+      const env = { SCHEMA: b.schema!, NAMESPACE: b.namespace!, RPC_URL: `${devnet.url}/test` };
+      const services = [await service(env), await service(env)];
+      const state = async (id: string) => (await b.db.query<{ state: string }>(`SELECT state FROM actors WHERE id = $1`, [id])).rows[0]?.state;
+      const intents: Array<{ id: string; tx: string }> = [];
+      let paused = 0;
+
+      for (let round = 0; round < ROUNDS; round++) {
+        const id = `pay_e2e_${round}_${randomBytes(3).toString('hex')}`;
+        const reference = paymentReference(randomBytes(20));
+        const now = Date.now();
+        await host.apply(
+          { kind: 'payment_intent', id, merchant: 'm', mode: 'test' },
+          { type: 'intent.create', id: `c:${id}`, at: now, intent_id: id, merchant_id: 'm', mode: 'test', currency: 'ANM', requested_amount: null, anm_amount: '1000000000', payment_address: merchant.address, treasury_address: treasury.address, payment_reference: reference, expires_at: now + 3_600_000 },
+        );
+        const nonce = await rpc.getNonce(payer.address, 'pending');
+        const unsigned = buildPaymentTx(
+          { id, status: 'AWAITING_PAYMENT', network: 'test', payment_address: merchant.address, treasury_address: treasury.address, merchant_amount: 980_000_000n, protocol_fee: 20_000_000n, anm_amount: 1_000_000_000n, payment_reference: reference, expires_at: null },
+          { chainId: NETWORKS.test.chainId, publicKey: payer.publicKey, nonce },
+        );
+        const tx = await rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, payer.secretKey)));
+        intents.push({ id, tx });
+        await rpc.mine(13);
+        await waitFor(async () => (await state(id)) === 'PAID' || undefined, 30_000, `${id} PAID`);
+
+        // The attack: revert the blocks under the settled payment while a process is stopped.
+        const victim = services[round % 2]!;
+        victim.kill('SIGSTOP');
+        paused += 1;
+        const head = await rpc.blockNumber();
+        const height = (await rpc.getTransactionReceipt(tx))!.block_height;
+        const mode = round % 4; // 0, 1: same height; 2: a lower height; 3: dropped
+        const depth = head - height + 1 + (mode === 2 ? 2 : 0);
+        await rpc.reorg(depth, mode === 3 ? [tx] : []);
+        await sleep(750);
+        victim.kill('SIGCONT');
+      }
+
+      await rpc.mine(1);
+      const expected = async () => {
+        const chainHead = await rpc.blockNumber();
+        const out: Record<string, string> = {};
+        for (const i of intents) {
+          const r = await rpc.getTransactionReceipt(i.tx);
+          out[i.id] = r && r.status === 'success' && chainHead - r.block_height + 1 >= 12 ? 'PAID' : r ? 'CONFIRMING' : 'AWAITING_PAYMENT';
+        }
+        return out;
+      };
+      const outOfStep = async () => {
+        const want = await expected();
+        const wrong: string[] = [];
+        for (const i of intents) if ((await state(i.id)) !== want[i.id]) wrong.push(`${i.id}: ${await state(i.id)}, chain says ${want[i.id]}`);
+        return wrong;
+      };
+      await waitFor(async () => ((await outOfStep()).length === 0 ? true : undefined), 60_000, 'every intent in step with the devnet').catch(() => undefined);
+      expect(await outOfStep()).toEqual([]);
+      expect(paused).toBe(ROUNDS);
+      for (const i of intents) {
+        const { rows } = await b.db.query<{ t: string }>(`SELECT payload->'event'->>'type' AS t FROM outbox WHERE actor_id = $1 AND subject LIKE 'fx.webhook.%' ORDER BY id`, [i.id]);
+        const books = rows.filter((r) => r.t === 'payment.confirmed').length - rows.filter((r) => r.t === 'payment.reorged').length;
+        expect(books, `${i.id} books`).toBe((await state(i.id)) === 'PAID' ? 1 : 0);
+      }
+      for (const s of services) s.kill('SIGTERM');
+    } finally {
+      await devnet.close();
+      await b.close();
+    }
+  }, Math.max(300_000, ROUNDS * 15_000));
+});

@@ -1,0 +1,184 @@
+import { machineRegistry } from '../../runtime/machines.ts';
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NETWORKS } from '../../machines/chain/address.ts';
+import { paymentReference } from '../../machines/chain/reference.ts';
+import { encodeSignedTx } from '../../machines/chain/tx.ts';
+import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
+import type { Bus } from '../../runtime/bus/types.ts';
+import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
+import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
+import { signalEnvelopes } from '../../runtime/chain/indexer/signals.ts';
+import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
+import { openEmbedded, type Backend } from '../helpers/backends.ts';
+
+/**
+ * DESIGN §2 "Signals in any order", issue 27, ADR 0014. The real indexer follows a devnet
+ * through random payments, blocks and reorgs (depth 1 to 20; the paying transaction re-mined
+ * at the same height, at another, or dropped); its signals are recorded, then delivered
+ * through the real ActorHost once in publish order and several times in a random permutation
+ * with random duplicates, each to its own copy of the intent. Every delivery must end where
+ * the chain is and where the in-order delivery ends:
+ *  - the same state, transaction hash and confirmations;
+ *  - PAID iff the transaction is canonical with >= 12 confirmations; CONFIRMING with the
+ *    chain's depth while canonical and shallower; neither while off the chain;
+ *  - webhook facts (type, transaction): every fact a shuffled delivery sends, the in-order
+ *    one sent too (nothing the chain never did), and the merchant's books balance in both:
+ *    confirmations minus reorgs is 1 exactly when PAID, and never above 1.
+ * The permutations cannot send exactly the same facts: a delivery that hears the final
+ * inclusion first never learns of a `payment.detected` or of a settlement the chain undid
+ * meanwhile, and tells the merchant nothing about them.
+ */
+type Cmd = { k: 'pay'; intent: number } | { k: 'mine'; n: number } | { k: 'tick' } | { k: 'reorg'; depth: number; onTx: boolean; drop: boolean };
+
+const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('pay' as const), intent: fc.nat(1) }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('mine' as const), n: fc.integer({ min: 1, max: 8 }) }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('reorg' as const), depth: fc.integer({ min: 1, max: 20 }), onTx: fc.boolean(), drop: fc.boolean() }) },
+);
+
+/** Records what the indexer publishes instead of routing it. */
+function recordingBus(log: ActorEnvelope[]): Bus {
+  const publish = async (subject: string, data: unknown): Promise<void> => {
+    log.push(...signalEnvelopes(subject, JSON.parse(JSON.stringify(data)) as unknown));
+  };
+  return { publish } as unknown as Bus;
+}
+
+interface Outcome {
+  state: string;
+  ctx: PaymentIntentContext;
+  facts: Array<{ type: string; tx: string | null }>;
+}
+
+const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases'];
+const RUNS = Number(process.env.SIGNAL_ORDER_RUNS ?? 6);
+const PERMUTATIONS = Number(process.env.SIGNAL_ORDER_PERMUTATIONS ?? 3);
+
+describe('chain signals in any order (indexer + payment intent, PGlite)', () => {
+  let b: Backend;
+  let host: ActorHost;
+  beforeAll(async () => {
+    b = await openEmbedded();
+    host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
+  }, 120_000);
+  afterAll(async () => b?.close());
+
+  async function createIntent(id: string, reference: string, merchant: string, treasury: string): Promise<void> {
+    const now = Date.now();
+    await host.apply(
+      { kind: 'payment_intent', id, merchant: 'm_test', mode: 'test' },
+      { type: 'intent.create', id: `create:${id}`, at: now, intent_id: id, merchant_id: 'm_test', mode: 'test', currency: 'ANM', requested_amount: null, anm_amount: '1000000000', payment_address: merchant, treasury_address: treasury, payment_reference: reference, expires_at: now + 3_600_000, required_confirmations: 12 },
+    );
+  }
+
+  async function outcome(id: string): Promise<Outcome> {
+    const { rows } = await b.db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
+    const hooks = await b.db.query<{ t: string; tx: string | null }>(
+      `SELECT payload->'event'->>'type' AS t, payload->'event'->'data'->>'transaction_hash' AS tx FROM outbox WHERE actor_id = $1 AND subject LIKE 'fx.webhook.%' ORDER BY id`,
+      [id],
+    );
+    return { state: rows[0]!.state, ctx: rows[0]!.snapshot.context, facts: hooks.rows.filter((r) => r.t !== 'payment.created').map((r) => ({ type: r.t, tx: r.tx })) };
+  }
+
+  function books(o: Outcome, label: string): void {
+    let settled = 0;
+    for (const f of o.facts) {
+      if (f.type === 'payment.confirmed') settled += 1;
+      if (f.type === 'payment.reorged') settled -= 1;
+      expect(settled, `${label}: payment.confirmed twice without a reorg between`).toBeLessThanOrEqual(1);
+      expect(settled, `${label}: payment.reorged without a settlement`).toBeGreaterThanOrEqual(0);
+    }
+    expect(settled === 1, `${label}: books say ${settled}, state ${o.state}`).toBe(o.state === 'PAID');
+  }
+
+  it('every permutation with duplicates ends where the chain and the in-order delivery end', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(cmd, { minLength: 4, maxLength: 14 }), fc.integer({ min: 0, max: 14 }), fc.array(fc.integer(), { minLength: PERMUTATIONS, maxLength: PERMUTATIONS }), async (cmds, tail, seeds) => {
+        for (const t of CHAIN_TABLES) await b.db.query(`DELETE FROM ${t} WHERE network = 'test'`);
+        const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
+        const rpc = new AnmRpcClient(`${devnet.url}/test`);
+        const log: ActorEnvelope[] = [];
+        const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: recordingBus(log), holder: 'model', startHeight: 0 });
+        try {
+          const merchant = generateWallet('test');
+          const treasury = generateWallet('test');
+          const payer = generateWallet('test');
+          await rpc.faucet(payer.address, 100_000_000_000n);
+          await rpc.mine(22);
+          const run = randomBytes(4).toString('hex');
+          const intents = [0, 1].map((i) => ({ id: `pay_so_${run}_${i}`, reference: paymentReference(randomBytes(20)), tx: null as string | null }));
+          for (const it of intents) await createIntent(it.id, it.reference, merchant.address, treasury.address);
+          await indexer.tick();
+          for (const c of cmds) {
+            if (c.k === 'pay') {
+              const it = intents[c.intent]!;
+              if (it.tx) continue; // one transaction per intent
+              const nonce = await rpc.getNonce(payer.address, 'pending');
+              const tx = buildPaymentTx(
+                { id: it.id, status: 'AWAITING_PAYMENT', network: 'test', payment_address: merchant.address, treasury_address: treasury.address, merchant_amount: 980_000_000n, protocol_fee: 20_000_000n, anm_amount: 1_000_000_000n, payment_reference: it.reference, expires_at: null },
+                { chainId: NETWORKS.test.chainId, publicKey: payer.publicKey, nonce },
+              );
+              it.tx = await rpc.sendRawTransaction(encodeSignedTx(sign(tx, payer.secretKey)));
+            } else if (c.k === 'mine') {
+              await rpc.mine(c.n);
+            } else if (c.k === 'reorg') {
+              const head = await rpc.blockNumber();
+              const paid = intents.filter((i) => i.tx);
+              const target = paid.at(-1)?.tx;
+              const receipt = target ? await rpc.getTransactionReceipt(target) : null;
+              // On the transaction: revert exactly down to its block, so it is re-mined at the same height.
+              const depth = c.onTx && receipt ? head - receipt.block_height + 1 : c.depth;
+              if (depth < 1 || depth > 20 || depth >= head) continue;
+              const removes = receipt !== null && receipt.block_height > head - depth;
+              await rpc.reorg(depth, c.drop && removes && target ? [target] : []);
+            }
+            await indexer.tick();
+          }
+          if (tail > 0) await rpc.mine(tail);
+          await indexer.tick();
+          await indexer.tick();
+          expect(indexer.halted()).toBeNull();
+          const head = await rpc.blockNumber();
+
+          for (const it of intents) {
+            const mine = log.filter((e) => e.target.id === it.id);
+            for (const e of mine) await host.apply({ kind: 'payment_intent', id: it.id }, e.event);
+            const inOrder = await outcome(it.id);
+            books(inOrder, `${it.id} in order`);
+            const receipt = it.tx ? await rpc.getTransactionReceipt(it.tx) : null;
+            const depth = receipt ? head - receipt.block_height + 1 : 0;
+            expect(inOrder.state === 'PAID', `${it.id}: PAID iff canonical and 12 deep (depth ${depth})`).toBe(receipt !== null && depth >= 12);
+            if (receipt && depth < 12) expect([inOrder.state, inOrder.ctx.confirmations]).toEqual(['CONFIRMING', depth]);
+            if (!receipt) expect(['AWAITING_PAYMENT', 'PAYMENT_DETECTED']).toContain(inOrder.state);
+            const inOrderFacts = new Set(inOrder.facts.map((f) => `${f.type}:${f.tx}`));
+
+            for (const [k, seed] of seeds.entries()) {
+              const copy = `${it.id}_p${k}`;
+              await createIntent(copy, it.reference, merchant.address, treasury.address);
+              const dups = fc.sample(fc.subarray(mine), { numRuns: 1, seed })[0]!;
+              const all = [...mine, ...dups];
+              const full = fc.sample(fc.shuffledSubarray(all, { minLength: all.length }), { numRuns: 1, seed: seed + 1 })[0]!;
+              for (const e of full) await host.apply({ kind: 'payment_intent', id: copy }, e.event);
+              const got = await outcome(copy);
+              const label = `${copy} (seed ${seed}, ${full.length} deliveries)`;
+              expect([got.state, got.ctx.tx?.hash ?? null, got.ctx.confirmations], label).toEqual([inOrder.state, inOrder.ctx.tx?.hash ?? null, inOrder.ctx.confirmations]);
+              books(got, label);
+              for (const f of got.facts) expect(inOrderFacts.has(`${f.type}:${f.tx}`), `${label}: ${f.type} never sent in order`).toBe(true);
+            }
+          }
+        } finally {
+          await indexer.stop();
+          await devnet.close();
+        }
+      }),
+      { numRuns: RUNS, endOnFailure: true },
+    );
+  }, 600_000);
+});
