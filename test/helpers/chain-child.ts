@@ -5,7 +5,8 @@
  */
 import { machineRegistry } from '../../runtime/machines.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
-import { startChainFollowers } from '../../runtime/chain/indexer/start.ts';
+import { startChainIndexers } from '../../runtime/chain/indexer/start.ts';
+import { startChainRouter } from '../../runtime/chain/indexer/router.ts';
 import type { NetworkName } from '../../runtime/chain/indexer/indexer.ts';
 import { Engine } from '../../runtime/engine/runtime.ts';
 import { openDb } from '../../storage/open.ts';
@@ -17,10 +18,12 @@ const bus = await NatsBus.connect({ url: NATS_URL, namespace: env.NAMESPACE! });
 const engine = new Engine({ db, bus, registry: machineRegistry(), sweeper: { pollMs: 100 } });
 await engine.start();
 const rpcUrls = { test: env.RPC_URL! } as Record<NetworkName, string>;
-const chain = await startChainFollowers({ db, bus, host: engine.host, rpcUrls, onError: (e) => process.stderr.write(`indexer: ${e instanceof Error ? e.message : String(e)}\n`) });
+const router = await startChainRouter(bus, engine.host);
+const chain = startChainIndexers({ db, bus, rpcUrls, onError: (e: unknown) => process.stderr.write(`indexer: ${e instanceof Error ? e.message : String(e)}\n`) });
 process.on('SIGTERM', () => {
   void (async () => {
     await chain.stop();
+    await router.stop();
     await engine.stop();
     await bus.close();
     await db.close();
