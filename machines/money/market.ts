@@ -15,6 +15,20 @@ export const MARKET_ASSETS = {
 
 export type MarketAsset = keyof typeof MARKET_ASSETS;
 
+/** The USDC token on Base and its EIP-712 domain (DESIGN §5 "Legs"). */
+export const USDC_TOKEN = {
+  address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  name: 'USD Coin',
+  version: '2',
+  chainId: 8453,
+} as const;
+
+/** marketplace.md "Payment lanes": network ids and split schemes, and the plain x402 scheme of one leg. */
+export const MARKET_LANES = {
+  USDC: { network: 'eip155:8453', scheme: 'exact-split', legScheme: 'exact' },
+  ANM: { network: 'native:1', scheme: 'exact-anm-split', legScheme: 'exact-anm' },
+} as const satisfies Record<MarketAsset, { network: string; scheme: string; legScheme: string }>;
+
 export function isMarketAsset(s: unknown): s is MarketAsset {
   return s === 'USDC' || s === 'ANM';
 }

@@ -1,0 +1,16 @@
+import type { FastifyServerOptions } from 'fastify';
+import type { Listings } from '../../runtime/market/listings.ts';
+import type { SearchIndex } from '../../runtime/market/search-index.ts';
+
+/** What the marketplace's HTTP app needs; the composition root builds it. */
+export interface MarketDeps {
+  listings: Listings;
+  index: SearchIndex;
+  /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */
+  feeAddresses: { USDC: string; ANM: string };
+  /** Base URL used in discovery documents; derived from the request when absent. */
+  publicBaseUrl?: string | undefined;
+  /** Requests per minute per IP on quote, purchase and execute (DESIGN §5: 60). */
+  perIpPerMinute?: number;
+  logger?: FastifyServerOptions['logger'];
+}

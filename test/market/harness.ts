@@ -1,0 +1,43 @@
+/**
+ * The marketplace app over real HTTP on a fresh backend (PostgreSQL + NATS when reachable,
+ * PGlite otherwise), listening on port 0.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import type { MarketDeps } from '../../gateway/market/deps.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { Listings } from '../../runtime/market/listings.ts';
+import { SearchIndex } from '../../runtime/market/search-index.ts';
+import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
+import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
+
+export interface MarketHarness {
+  url: string;
+  backend: Backend;
+  deps: MarketDeps;
+  host: ActorHost;
+  app: FastifyInstance;
+  req(method: string, path: string, opts?: ReqOptions): Promise<Res>;
+}
+
+export const FEE_ADDRESSES = { USDC: '0x000000000000000000000000000000000000fee0', ANM: 'anm1fee' };
+
+export function useMarket(opts: { perIpPerMinute?: number } = {}): MarketHarness {
+  const h = {} as MarketHarness;
+  beforeAll(async () => {
+    h.backend = realAvailable ? await openReal() : await openEmbedded();
+    h.host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
+    const listings = new Listings(h.backend.db, h.host);
+    h.deps = { listings, index: new SearchIndex(listings), feeAddresses: FEE_ADDRESSES, perIpPerMinute: opts.perIpPerMinute ?? 1e6 };
+    h.app = await buildMarketApp(h.deps);
+    h.url = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    h.req = (method, path, o) => request(h.url, method, path, o);
+  }, 60_000);
+  afterAll(async () => {
+    await h.app?.close();
+    await h.backend?.close();
+  });
+  return h;
+}
