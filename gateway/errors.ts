@@ -87,7 +87,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 /** Whatever was thrown, as an AppError; anything unknown is a generic 500. */
 export function ensureError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (err instanceof MarketRefusal) return new AppError(err.code, err.message);
+  if (err instanceof MarketRefusal) return new AppError(err.code, err.reason ? `${err.message} (reason: ${err.reason})` : err.message);
   const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
   if (code) return new AppError(code);
   // Fastify's JSON parser (used by plugins on the root context) marks its SyntaxError 400.

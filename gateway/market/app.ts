@@ -8,6 +8,9 @@ import { randomId } from '../../runtime/merchant/secrets.ts';
 import { BODY_LIMIT } from '../http/body.ts';
 import { installEdge } from '../http/edge.ts';
 import type { MarketDeps } from './deps.ts';
+import facilitator from './facilitator.ts';
+import purchases from './purchases.ts';
+import quote from './quote.ts';
 import resources from './resources.ts';
 import search from './search.ts';
 
@@ -23,5 +26,8 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
   const opts = { deps };
   await app.register(resources, opts);
   await app.register(search, opts);
+  await app.register(quote, opts);
+  await app.register(purchases, opts);
+  await app.register(facilitator, opts);
   return app;
 }

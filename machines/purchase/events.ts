@@ -15,6 +15,8 @@ const leg = z.object({
   nonce: z.string().min(1),
   /** Unix milliseconds after which the leg can no longer settle. */
   valid_before: z.number().int().nonnegative(),
+  /** The signed leg as the lane settles it (the EIP-3009 authorization and its signature). */
+  payload: z.record(z.string(), z.unknown()),
 });
 export const LEGS = ['seller', 'fee'] as const;
 

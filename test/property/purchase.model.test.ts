@@ -23,7 +23,7 @@ const quote = (seller: bigint) => {
   };
 };
 
-const leg = (payTo: string, amount: string, nonce: string) => ({ pay_to: payTo, amount, payer: '0xb', nonce, valid_before: T + 600_000 });
+const leg = (payTo: string, amount: string, nonce: string) => ({ pay_to: payTo, amount, payer: '0xb', nonce, valid_before: T + 600_000, payload: {} });
 
 /** One random event given the quote; amounts sometimes off by one unit, payees sometimes wrong. */
 const eventArb = (q: ReturnType<typeof quote>) =>
