@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
    assertions read parsed JSON response bodies. */
 /**
  * Interop with the real x402 packages, unchanged (DESIGN §5 "Facilitator", "Purchase"): a
