@@ -89,6 +89,17 @@ describe('POST /api/v1/purchase (marketplace.md:94, :97; DESIGN §5 Purchase)', 
     expect(end.fee - before.fee).toBe(FEE);
   });
 
+  it('a v1 header (X-PAYMENT shape, network "base") and a v2 object are both read as legs', async () => {
+    const q = await quote();
+    const l = await legs();
+    const v1 = toBase64({ x402Version: 1, scheme: 'exact', network: 'base', payload: l.seller.payload });
+    const res = await purchase(q.intent_id, { seller: v1, fee: l.fee });
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('VERIFIED');
+    const v1Header = JSON.parse(Buffer.from(res.json.seller_payment.v1.value, 'base64').toString());
+    expect(v1Header).toMatchObject({ x402Version: 1, scheme: 'exact', network: 'base' });
+  });
+
   it('the seller leg never settles before validBefore → EXPIRED, the fee is never taken', async () => {
     const q = await quote();
     expect((await purchase(q.intent_id, await legs())).json.status).toBe('VERIFIED');
