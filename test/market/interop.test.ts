@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
    assertions read parsed JSON response bodies. */
 /**
  * Interop with the real x402 packages, unchanged (DESIGN §5 "Facilitator", "Purchase"): a
@@ -14,6 +14,8 @@ import { ExactEvmScheme as ExactEvmClient } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { wrapFetchWithPaymentFromConfig } from '@x402/fetch';
+import { x402Client } from '@x402/core/client';
+import { ExactSplitEvmScheme } from '../../runtime/market/client/exact-split-evm.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
@@ -77,6 +79,16 @@ describe('x402 interop (real packages, no mocks)', () => {
     const after = await h.req('GET', `/api/v1/purchases/${q.json.intent_id}`);
     expect(after.json.status).toBe('SETTLED');
     expect((await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC)) - feeBefore).toBe(100n);
+  });
+
+  it("ExactSplitEvmScheme registered in @x402/core's x402Client signs both legs of a quote; the purchase verifies", async () => {
+    const q = await h.req('POST', '/api/v1/route/quote', { body: { capability: 'weather', asset: 'USDC' } });
+    const client = new x402Client().register('eip155:8453', new ExactSplitEvmScheme(buyer));
+    const paid = await client.createPaymentPayload(q.json.payment_requirements);
+    expect(paid.accepted.scheme).toBe('exact-split');
+    const bought = await h.req('POST', '/api/v1/purchase', { headers: { 'idempotency-key': 'split-1' }, body: { intent_id: q.json.intent_id, payment: { legs: paid.payload.legs } } });
+    expect(bought.status).toBe(200);
+    expect(bought.json.status).toBe('VERIFIED');
   });
 
   it('the stock seller refuses a replayed payment: the facilitator reports the nonce used', async () => {
