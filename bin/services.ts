@@ -7,7 +7,8 @@
  * - runtime: the actor-event consumer, timers, the chain-signal router, webhook intake and
  *   delivery;
  * - indexer: one chain follower per network, lease-guarded (extra processes stand by);
- * - marketplace: the marketplace app on MARKETPLACE_PORT, once it exists.
+ * - marketplace: the marketplace app on MARKETPLACE_PORT (listings, quotes, purchases, the
+ *   x402 facilitator).
  *
  * The in-process devnet runs when a process that needs a chain has no RPC URL for it, which
  * `checkRoles` allows only to a process running every role.
@@ -29,6 +30,7 @@ import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer
 import { startChainRouter } from '../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
+import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
@@ -38,6 +40,8 @@ export interface Services {
   engine: Engine;
   /** The merchant HTTP server on HOST:PORT (gateway role). */
   http?: HttpEdge;
+  /** The marketplace on HOST:MARKETPLACE_PORT (marketplace role). */
+  marketplace?: MarketEdge;
   /** Webhook intake and delivery (runtime role). */
   webhooks?: WebhookRuntime;
   /** Both devnets' JSON-RPC on DEVNET_PORT (`/test`, `/live`), when this process runs them. */
@@ -111,7 +115,13 @@ export async function startServices(config: Config): Promise<Services> {
       stops.push(() => indexers.stop());
       chain = indexers;
     }
-    if (roles.has('marketplace') && !roles.has('gateway')) log('marketplace: this version has no marketplace app yet; the role runs nothing');
+    let marketplace: MarketEdge | undefined;
+    if (roles.has('marketplace')) {
+      const started = await startMarketplaceFor(config, db, engine);
+      stops.push(() => started.close());
+      marketplace = started;
+      log(`marketplace listening on ${started.url}`);
+    }
 
     let http: HttpEdge | undefined;
     if (roles.has('gateway')) {
@@ -147,6 +157,7 @@ export async function startServices(config: Config): Promise<Services> {
       bus,
       engine,
       ...(http && { http }),
+      ...(marketplace && { marketplace }),
       ...(webhooks && { webhooks }),
       ...(devnet && { devnet }),
       ...(chain && { chain }),
@@ -160,4 +171,18 @@ export async function startServices(config: Config): Promise<Services> {
     await stopAll().catch(() => undefined);
     throw err;
   }
+}
+
+/** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
+function startMarketplaceFor(config: Config, db: Db, engine: Engine): Promise<MarketEdge> {
+  return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, () =>
+    startMarketplace({
+      db,
+      host: engine.host,
+      listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
+      feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+    }),
+  );
 }

@@ -6,10 +6,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomId } from '../runtime/merchant/secrets.ts';
 import type { GatewayDeps } from './deps.ts';
-import { AppError, envelope, ensureError } from './errors.ts';
 import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
-import { KnownRoutes } from './http/known-routes.ts';
-import { JSON_TYPE } from './http/reply.ts';
+import { installEdge } from './http/edge.ts';
 import checkoutPages from './checkout/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
@@ -31,29 +29,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },
   });
-  const known = new KnownRoutes();
-  app.addHook('onRoute', (r) => known.add(r.method, r.url));
-  // A callback hook, not an async one: this runs on every request, and an async hook costs a
-  // promise and a microtask turn each time for a synchronous header.
-  app.addHook('onRequest', (req, reply, done) => {
-    void reply.header('request-id', req.id);
-    done();
-  });
-
-  app.setErrorHandler((err, req, reply) => {
-    const e = ensureError(err);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
-    if (e.opts.headers) void reply.headers(e.opts.headers);
-    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
-  });
-
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0] ?? '';
-    const allowed = known.methodsFor(path);
-    const e = allowed.length > 0 ? new AppError('method_not_allowed', `Allowed: ${allowed.join(', ')}.`) : new AppError('not_found');
-    if (allowed.length > 0) void reply.header('Allow', allowed.join(', '));
-    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
-  });
+  installEdge(app);
 
   const opts = { deps };
   // On the root context: it uses Fastify's JSON parser (the raw-body parser is scoped below).

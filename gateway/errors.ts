@@ -3,6 +3,7 @@
  * return is here exactly once; `docs/errors.md` lists the same codes and a test keeps the two
  * in step. Responses use the spec envelope; 5xx bodies are generic and carry no details.
  */
+import { MarketRefusal } from '../runtime/market/errors.ts';
 
 export type ErrorType = 'invalid_request' | 'api_error';
 
@@ -27,9 +28,13 @@ export const ERRORS = {
   payout_address_required: { status: 400, message: 'Set a live payout address before creating live payment intents.' },
   url_not_allowed: { status: 400, message: 'Webhook URLs must not point at private, loopback or link-local addresses.' },
   url_unresolvable: { status: 400, message: 'The webhook URL host does not resolve.' },
+  invalid_listing_signature: { status: 400, message: 'A listing signature is missing or was not made by the key that controls its pay_to.' },
   unauthorized: { status: 401, message: 'Invalid API key.' },
+  invalid_payment: { status: 402, message: 'A payment leg does not verify against the quote.' },
+  fee_leg_missing: { status: 402, message: 'The payment has no fee leg; a purchase needs both legs.' },
   forbidden: { status: 403, message: 'This operation is not allowed for this account or mode.' },
   not_found: { status: 404, message: 'No such resource.' },
+  no_matching_resource: { status: 404, message: 'No listing matches the capability under the price and latency ceilings.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   conflict: { status: 409, message: 'The resource already exists.' },
   idempotency_key_reused: { status: 409, message: 'This Idempotency-Key was already used with a different request body.' },
@@ -37,9 +42,12 @@ export const ERRORS = {
   endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled (it answered 410); set it again to re-enable it.' },
   not_refundable: { status: 409, message: 'Only PAID or PARTIALLY_REFUNDED payment intents can be refunded.' },
   refund_refused: { status: 409, message: 'The refund was refused, typically because it exceeds the refundable remainder.' },
+  leg_replayed: { status: 409, message: 'A payment leg with this nonce was already used.' },
+  quote_expired: { status: 410, message: 'The quote has expired; ask for a new one.' },
   payload_too_large: { status: 413, message: 'The request body exceeds 256 KiB.' },
   rate_limited: { status: 429, message: 'Too many requests; retry after the number of seconds in Retry-After.' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
+  seller_unreachable: { status: 502, message: 'The seller endpoint could not be reached.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -79,6 +87,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 /** Whatever was thrown, as an AppError; anything unknown is a generic 500. */
 export function ensureError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (err instanceof MarketRefusal) return new AppError(err.code, err.reason ? `${err.message} (reason: ${err.reason})` : err.message);
   const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
   if (code) return new AppError(code);
   // Fastify's JSON parser (used by plugins on the root context) marks its SyntaxError 400.

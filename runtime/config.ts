@@ -40,6 +40,9 @@ export const configSchema = z.object({
   PORT: port.default(3000),
   MARKETPLACE_PORT: port.default(3001),
   DEVNET_PORT: port.default(3002),
+  /** Where the marketplace's fee legs pay; unset means a fixed demo address per lane. */
+  MARKETPLACE_FEE_ADDRESS_USDC: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  MARKETPLACE_FEE_ADDRESS_ANM: z.string().min(1).optional(),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.string().url().optional(),

@@ -1,0 +1,33 @@
+/**
+ * The marketplace's HTTP app on MARKETPLACE_PORT (DESIGN §5): `buildMarketApp(deps)` returns
+ * a Fastify instance that has not listened. One plugin per resource; bodies are JSON capped
+ * at 256 KiB; errors, 404 and 405 in the merchant envelope (gateway/http/edge.ts).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomId } from '../../runtime/merchant/secrets.ts';
+import { BODY_LIMIT } from '../http/body.ts';
+import { installEdge } from '../http/edge.ts';
+import type { MarketDeps } from './deps.ts';
+import facilitator from './facilitator.ts';
+import purchases from './purchases.ts';
+import quote from './quote.ts';
+import resources from './resources.ts';
+import search from './search.ts';
+
+export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomId('req_', 10),
+    requestIdHeader: false,
+    routerOptions: { maxParamLength: 256 },
+  });
+  installEdge(app);
+  const opts = { deps };
+  await app.register(resources, opts);
+  await app.register(search, opts);
+  await app.register(quote, opts);
+  await app.register(purchases, opts);
+  await app.register(facilitator, opts);
+  return app;
+}

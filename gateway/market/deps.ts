@@ -1,0 +1,20 @@
+import type { FastifyServerOptions } from 'fastify';
+import type { Facilitator } from '../../runtime/market/facilitator.ts';
+import type { Listings } from '../../runtime/market/listings.ts';
+import type { Purchases } from '../../runtime/market/purchases.ts';
+import type { SearchIndex } from '../../runtime/market/search-index.ts';
+
+/** What the marketplace's HTTP app needs; the composition root builds it. */
+export interface MarketDeps {
+  listings: Listings;
+  index: SearchIndex;
+  purchases: Purchases;
+  facilitator: Facilitator;
+  /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */
+  feeAddresses: { USDC: string; ANM: string };
+  /** Base URL used in discovery documents; derived from the request when absent. */
+  publicBaseUrl?: string | undefined;
+  /** Requests per minute per IP on quote, purchase and execute (DESIGN §5: 60). */
+  perIpPerMinute?: number;
+  logger?: FastifyServerOptions['logger'];
+}

@@ -1,0 +1,28 @@
+/** `POST /api/v1/route/quote` (marketplace.md "Endpoints"; DESIGN §5 "Quote"): never charges. */
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { parseAtomicDecimal } from '../../machines/money/market.ts';
+import { AppError } from '../errors.ts';
+import { sendJson } from '../http/reply.ts';
+import type { MarketDeps } from './deps.ts';
+import { ipRateLimit } from './rate-limit.ts';
+
+const quoteBody = z
+  .strictObject({
+    capability: z.string().min(1).max(500),
+    max_price: z.string().max(100).optional(),
+    asset: z.enum(['USDC', 'ANM']).default('USDC'),
+    max_latency_ms: z.number().int().positive().optional(),
+  })
+  .refine((b) => b.max_price === undefined || parseAtomicDecimal(b.asset, b.max_price) !== null, { path: ['max_price'], message: 'a decimal string greater than zero in the asset units' });
+
+const quote: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
+  app.post('/api/v1/route/quote', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+    const r = quoteBody.safeParse(req.body);
+    if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    const q = await deps.purchases.quote({ capability: r.data.capability, maxPrice: r.data.max_price, asset: r.data.asset, maxLatencyMs: r.data.max_latency_ms });
+    sendJson(reply, 201, q);
+  });
+};
+
+export default quote;

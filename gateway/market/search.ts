@@ -1,0 +1,109 @@
+/**
+ * Discovery (DESIGN §5 "Discovery"): free and unauthenticated. Capability search, the
+ * marketplace's own description, and the two documents the ecosystem's crawlers read:
+ * x402scan's `/.well-known/x402` and the Bazaar list `/discovery/resources`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import type { ListingRecord } from '../../machines/listing/view.ts';
+import { MARKET_FEE_BPS, MARKET_LANES, parseAtomicDecimal } from '../../machines/money/market.ts';
+import { legRequirement } from '../../runtime/market/requirements.ts';
+import { sendJson } from '../http/reply.ts';
+import { baseUrl } from './base-url.ts';
+import type { MarketDeps } from './deps.ts';
+import { parseQuery } from './query.ts';
+
+const asset = z.enum(['USDC', 'ANM']);
+const searchQuery = z
+  .strictObject({
+    capability: z.string().max(500).optional(),
+    max_price: z.string().max(100).optional(),
+    asset: asset.optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .refine((q) => q.max_price === undefined || parseAtomicDecimal(q.asset ?? 'ANM', q.max_price) !== null, {
+    path: ['max_price'],
+    message: 'a decimal string greater than zero, with no more places than the asset has',
+  });
+
+const bazaarQuery = z.object({
+  type: z.string().max(50).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+  network: z.string().max(100).optional(),
+  scheme: z.string().max(100).optional(),
+  payTo: z.string().max(200).optional(),
+  extensions: z.string().max(200).optional(),
+});
+
+/** One listing as an x402 Bazaar discovery item: the seller's own plain requirements. */
+export function bazaarItem(r: ListingRecord, base: string) {
+  return {
+    resource: r.endpoint,
+    type: 'http',
+    x402Version: 2,
+    accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic))),
+    lastUpdated: new Date(r.created_at * 1000).toISOString(),
+    description: r.description || r.name,
+    serviceName: r.name,
+    tags: r.tags,
+    extensions: {
+      marketplace: { resource_id: r.resource_id, quote: `${base}/api/v1/route/quote`, fragment: `${base}/api/v1/resources/${r.resource_id}/fragment`, pricing: r.pricing },
+    },
+  };
+}
+
+const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
+  app.get('/api/v1/search', async (req, reply) => {
+    const q = parseQuery(searchQuery, req.query);
+    const hits = deps.index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit });
+    sendJson(reply, 200, { object: 'list', data: hits.map((h) => ({ ...h.record, relevance: h.score })), has_more: false });
+  });
+
+  app.get('/.well-known/x402-marketplace', async (req, reply) => {
+    const base = baseUrl(deps, req);
+    sendJson(reply, 200, {
+      name: 'ANM Pay marketplace',
+      version: '1',
+      x402Version: 2,
+      fee_bps: MARKET_FEE_BPS,
+      fee_rule: 'ceil(seller_price * 50 / 10000), at least 1 atomic unit; total = seller_price + fee',
+      lanes: (['USDC', 'ANM'] as const).map((a) => ({
+        asset: a,
+        network: MARKET_LANES[a].network,
+        scheme: MARKET_LANES[a].scheme,
+        leg_scheme: MARKET_LANES[a].legScheme,
+        fee_address: deps.feeAddresses[a],
+      })),
+      endpoints: {
+        resources: `${base}/api/v1/resources`,
+        search: `${base}/api/v1/search`,
+        quote: `${base}/api/v1/route/quote`,
+        purchase: `${base}/api/v1/purchase`,
+        execute: `${base}/api/v1/route/execute`,
+        facilitator: `${base}/facilitator`,
+        discovery: `${base}/discovery/resources`,
+      },
+    });
+  });
+
+  app.get('/.well-known/x402', async (_req, reply) => {
+    sendJson(reply, 200, { version: 1, resources: deps.index.search({}).map((h) => h.record.endpoint) });
+  });
+
+  app.get('/discovery/resources', async (req, reply) => {
+    const q = parseQuery(bazaarQuery, req.query);
+    const base = baseUrl(deps, req);
+    const items = q.type && q.type !== 'http' ? [] : deps.index.search({}).map((h) => bazaarItem(h.record, base));
+    const matching = items.filter(
+      (i) => (!q.network || i.accepts.some((a) => a.network === q.network)) && (!q.scheme || i.accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || i.accepts.some((a) => a.payTo === q.payTo)),
+    );
+    sendJson(reply, 200, {
+      x402Version: 2,
+      items: matching.slice(q.offset, q.offset + q.limit),
+      pagination: { limit: q.limit, offset: q.offset, total: matching.length },
+    });
+  });
+};
+
+export default search;

@@ -1,0 +1,47 @@
+/**
+ * Starts the marketplace on MARKETPLACE_PORT over an engine's database and actor host
+ * (DESIGN §6): the market runtime, its catch-up loops, and the HTTP app.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import type { FastifyServerOptions } from 'fastify';
+import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
+import type { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import { buildMarketApp } from './app.ts';
+
+export interface MarketEdge {
+  url: string;
+  market: MarketServices;
+  close(): Promise<void>;
+}
+
+export interface MarketplaceOptions {
+  db: Parameters<typeof openMarket>[0];
+  host: ActorHost;
+  listen: { host: string; port: number };
+  feeAddresses?: { USDC?: string | undefined; ANM?: string | undefined };
+  publicBaseUrl?: string | undefined;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Demo fee payees when none are configured: fixed, so fees are visible across restarts. */
+const DEMO_FEE = {
+  USDC: '0x000000000000000000000000000000000000fee5',
+  ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('anmpay marketplace fee'))),
+};
+
+export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdge> {
+  const market = openMarket(o.db, o.host, { feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM } });
+  await market.start();
+  const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger });
+  const url = await app.listen({ host: o.listen.host, port: o.listen.port });
+  return {
+    url,
+    market,
+    async close() {
+      market.stop();
+      await app.close();
+    },
+  };
+}

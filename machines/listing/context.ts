@@ -1,0 +1,52 @@
+import type { ListingAssetEntry, ListingEvent, ListingRegisterEvent } from './events.ts';
+
+export interface ListingContext {
+  resource_id: string;
+  provider_id: string;
+  name: string;
+  description: string;
+  category: string;
+  tags: string[];
+  endpoint: string;
+  method: string;
+  model: 'per_call';
+  assets: ListingAssetEntry[];
+  documentation_url: string | null;
+  request_schema: Record<string, unknown> | null;
+  response_schema: Record<string, unknown> | null;
+  example_request: Record<string, unknown> | null;
+  example_response: Record<string, unknown> | null;
+  /** Unix milliseconds of the first registration. */
+  created_at: number;
+  updated_at: number;
+  transactions: number;
+  /** Intents already counted, so a redelivered settlement counts once. */
+  counted: string[];
+}
+
+type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted'>;
+
+/** The seller-set fields of a register or update event. */
+export function fieldsOf(e: Extract<ListingEvent, { type: 'listing.register' | 'listing.update' }>): Fields {
+  return {
+    resource_id: e.resource_id,
+    provider_id: e.provider_id,
+    name: e.name,
+    description: e.description,
+    category: e.category,
+    tags: e.tags,
+    endpoint: e.endpoint,
+    method: e.method,
+    model: e.model,
+    assets: e.assets,
+    documentation_url: e.documentation_url,
+    request_schema: e.request_schema,
+    response_schema: e.response_schema,
+    example_request: e.example_request,
+    example_response: e.example_response,
+  };
+}
+
+export function initialListingContext(e: ListingRegisterEvent): ListingContext {
+  return { ...fieldsOf(e), created_at: e.at, updated_at: e.at, transactions: 0, counted: [] };
+}

@@ -1,0 +1,41 @@
+import type { PurchaseQuoteEvent, VerifiedLeg } from './events.ts';
+
+export interface SettledLeg extends VerifiedLeg {
+  tx: string | null;
+}
+
+export interface PurchaseContext {
+  intent_id: string;
+  resource_id: string;
+  asset: 'USDC' | 'ANM';
+  network: string;
+  scheme: string;
+  seller: { pay_to: string; amount: string };
+  fee: { pay_to: string; amount: string };
+  total: string;
+  fee_bps: number;
+  expires_at: number;
+  created_at: number;
+  legs: { seller: SettledLeg; fee: SettledLeg } | null;
+  settled_at: number | null;
+  failure: string | null;
+}
+
+export function initialPurchaseContext(e: PurchaseQuoteEvent): PurchaseContext {
+  return {
+    intent_id: e.intent_id,
+    resource_id: e.resource_id,
+    asset: e.asset,
+    network: e.network,
+    scheme: e.scheme,
+    seller: e.seller,
+    fee: e.fee,
+    total: e.total,
+    fee_bps: e.fee_bps,
+    expires_at: e.expires_at,
+    created_at: e.at,
+    legs: null,
+    settled_at: null,
+    failure: null,
+  };
+}

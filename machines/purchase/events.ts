@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/**
+ * Events of the purchase actor (DESIGN §5 "Quote", "Purchase", "Purchase actor states").
+ * Signatures and balances are checked by the runtime's lanes before `purchase.verify` is
+ * sent; the machine checks that the legs are the quote's and keeps the order of settlement.
+ */
+const atomic = z.string().regex(/^[1-9][0-9]*$/);
+const base = { id: z.string().min(1), at: z.number().int().nonnegative() };
+const payee = z.object({ pay_to: z.string().min(1), amount: atomic });
+const leg = z.object({
+  pay_to: z.string().min(1),
+  amount: atomic,
+  payer: z.string().min(1),
+  nonce: z.string().min(1),
+  /** Unix milliseconds after which the leg can no longer settle. */
+  valid_before: z.number().int().nonnegative(),
+  /** The signed leg as the lane settles it (the EIP-3009 authorization and its signature). */
+  payload: z.record(z.string(), z.unknown()),
+});
+export const LEGS = ['seller', 'fee'] as const;
+
+export const purchaseQuote = z.object({
+  type: z.literal('purchase.quote'),
+  ...base,
+  intent_id: z.string().regex(/^pi_[0-9a-z]+$/),
+  resource_id: z.string().min(1),
+  asset: z.enum(['USDC', 'ANM']),
+  network: z.string().min(1),
+  scheme: z.string().min(1),
+  seller: payee,
+  fee: payee,
+  total: atomic,
+  fee_bps: z.number().int(),
+  /** Unix milliseconds. */
+  expires_at: z.number().int().nonnegative(),
+});
+export const purchaseVerify = z.object({ type: z.literal('purchase.verify'), ...base, legs: z.object({ seller: leg, fee: leg }) });
+export const legSettled = z.object({ type: z.literal('leg.settled'), ...base, leg: z.enum(LEGS), tx: z.string().min(1) });
+export const legFailed = z.object({ type: z.literal('leg.failed'), ...base, leg: z.enum(LEGS), reason: z.string().min(1) });
+export const purchaseTimer = z.object({ type: z.literal('timer.expired'), ...base, timer: z.string().min(1), generation: z.number().int() });
+
+export const purchaseEvents = z.discriminatedUnion('type', [purchaseQuote, purchaseVerify, legSettled, legFailed, purchaseTimer]);
+
+export type PurchaseEvent = z.infer<typeof purchaseEvents>;
+export type PurchaseQuoteEvent = z.infer<typeof purchaseQuote>;
+export type VerifiedLeg = z.infer<typeof leg>;

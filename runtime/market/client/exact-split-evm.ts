@@ -1,0 +1,77 @@
+/**
+ * The buyer's `exact-split` scheme for `@x402/core`'s x402Client (DESIGN §5 "Lanes"):
+ * `client.register('eip155:8453', new ExactSplitEvmScheme(account))`. From a quote's
+ * requirements it signs the two EIP-3009 authorizations `extra.legs` names, each a complete
+ * `exact` payment, with nonces bound to the intent (keccak256(intent_id ‖ leg ‖ random)).
+ * The payload's `legs` is what `POST /api/v1/purchase` takes as `payment.legs`.
+ * Typed structurally, so the project does not depend on the SDK at run time.
+ */
+import { randomBytes } from 'node:crypto';
+import { getAddress, keccak256, toHex, type LocalAccount } from 'viem';
+import { TRANSFER_TYPES, USDC_DOMAIN } from '../lanes/eip3009.ts';
+import { legRequirement } from '../requirements.ts';
+import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
+
+/** A viem local account (`privateKeyToAccount`) or anything with its address and signTypedData. */
+export type EvmSigner = Pick<LocalAccount, 'address' | 'signTypedData'>;
+
+interface SplitRequirements {
+  scheme: string;
+  network: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+interface Leg {
+  payTo: string;
+  amount: string;
+}
+
+function legsOf(extra: Record<string, unknown>): { seller: Leg; fee: Leg; intent: string } {
+  const legs = extra.legs as { seller?: Leg; fee?: Leg } | undefined;
+  const intent = extra.intent_id;
+  if (!legs?.seller || !legs.fee || typeof intent !== 'string') throw new Error('exact-split requirements need extra.legs.seller, extra.legs.fee and extra.intent_id');
+  return { seller: legs.seller, fee: legs.fee, intent };
+}
+
+export class ExactSplitEvmScheme {
+  readonly scheme = 'exact-split';
+
+  /** USDC on Base, so the SDK's spend controls know the asset and its decimals. */
+  readonly findDefaultAsset = (asset: string, network: string): { asset: string; decimals: number; symbol: string } | undefined =>
+    network === MARKET_LANES.USDC.network && asset.toLowerCase() === USDC_TOKEN.address.toLowerCase() ? { asset: USDC_TOKEN.address, decimals: 6, symbol: 'USDC' } : undefined;
+
+  constructor(
+    private readonly signer: EvmSigner,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  private async leg(intent: string, name: 'seller' | 'fee', leg: Leg, timeoutS: number) {
+    const now = Math.floor(this.clock() / 1000);
+    const authorization = {
+      from: getAddress(this.signer.address),
+      to: getAddress(leg.payTo),
+      value: leg.amount,
+      validAfter: String(now - 60),
+      validBefore: String(now + timeoutS),
+      nonce: keccak256(toHex(`${intent}|${name}|${randomBytes(16).toString('hex')}`)),
+    };
+    const signature = await this.signer.signTypedData({
+      domain: USDC_DOMAIN,
+      types: TRANSFER_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
+    });
+    return { x402Version: 2, accepted: legRequirement('USDC', leg.payTo, BigInt(leg.amount), timeoutS), payload: { signature, authorization } };
+  }
+
+  async createPaymentPayload(x402Version: number, requirements: SplitRequirements): Promise<{ x402Version: number; payload: Record<string, unknown> }> {
+    const { seller, fee, intent } = legsOf(requirements.extra);
+    // Both legs share one window; the fee leg must not expire before the seller's.
+    const timeoutS = Math.max(60, requirements.maxTimeoutSeconds);
+    return {
+      x402Version,
+      payload: { intent_id: intent, legs: { seller: await this.leg(intent, 'seller', seller, timeoutS), fee: await this.leg(intent, 'fee', fee, timeoutS) } },
+    };
+  }
+}

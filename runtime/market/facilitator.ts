@@ -1,0 +1,84 @@
+/**
+ * The x402 facilitator API for the marketplace's lanes (DESIGN §5 "Facilitator"), in the
+ * SDK's shapes (`@x402/core` VerifyRequest/VerifyResponse/SettleResponse/SupportedResponse)
+ * and reason codes, so a seller running stock `@x402/express` can settle through us.
+ * Settlement is idempotent per nonce: the same authorization settles once and is then
+ * answered with its transaction.
+ */
+import { MARKET_LANES } from '../../machines/money/market.ts';
+import type { Authorization } from './lanes/eip3009.ts';
+import type { UsdcLane } from './lanes/usdc-lane.ts';
+import { decodeLeg } from './leg-codec.ts';
+
+const NETWORK = MARKET_LANES.USDC.network;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+interface Requirement {
+  scheme: string;
+  network: string;
+  payTo: string;
+  amount: bigint;
+}
+
+/** v2 requirements carry `amount` and CAIP-2 networks; v1 carries `maxAmountRequired` and `base`. */
+function requirementOf(r: unknown): Requirement | null {
+  if (!isObject(r) || typeof r.scheme !== 'string' || typeof r.payTo !== 'string') return null;
+  const amount = typeof r.amount === 'string' ? r.amount : r.maxAmountRequired;
+  if (typeof amount !== 'string' || !/^[0-9]{1,78}$/.test(amount)) return null;
+  const network = r.network === 'base' ? NETWORK : r.network;
+  return typeof network === 'string' ? { scheme: r.scheme, network, payTo: r.payTo, amount: BigInt(amount) } : null;
+}
+
+export interface VerifyResponse {
+  isValid: boolean;
+  invalidReason?: string;
+  invalidMessage?: string;
+  payer?: string;
+}
+
+export interface SettleResponse {
+  success: boolean;
+  errorReason?: string;
+  errorMessage?: string;
+  payer?: string;
+  transaction: string;
+  network: string;
+}
+
+export class Facilitator {
+  constructor(private readonly usdc: UsdcLane) {}
+
+  supported() {
+    return {
+      kinds: [
+        { x402Version: 2, scheme: 'exact', network: NETWORK },
+        { x402Version: 1, scheme: 'exact', network: 'base' },
+      ],
+      extensions: [],
+      signers: { 'eip155:*': [] as string[] },
+    };
+  }
+
+  private async check(body: unknown, allowUsedNonce: boolean): Promise<{ ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string; payer?: string }> {
+    if (!isObject(body)) return { ok: false, reason: 'invalid_payload', message: 'the body must be a JSON object' };
+    const req = requirementOf(body.paymentRequirements);
+    const leg = decodeLeg(body.paymentPayload);
+    if (!req || !leg) return { ok: false, reason: 'invalid_payload', message: 'paymentPayload and paymentRequirements are required' };
+    if (req.scheme !== 'exact' || leg.accepted?.scheme !== 'exact') return { ok: false, reason: 'unsupported_scheme', message: 'only exact on eip155:8453 is served' };
+    if (req.network !== NETWORK) return { ok: false, reason: 'invalid_exact_evm_network_mismatch', message: `network must be ${NETWORK}` };
+    const c = await this.usdc.verify(leg.accepted, leg.payload, { payTo: req.payTo, amount: req.amount }, { allowUsedNonce });
+    return c.ok ? { ok: true, payer: c.payer, authorization: c.payload.authorization } : c;
+  }
+
+  async verify(body: unknown): Promise<VerifyResponse> {
+    const c = await this.check(body, false);
+    return c.ok ? { isValid: true, payer: c.payer } : { isValid: false, invalidReason: c.reason, invalidMessage: c.message, ...(c.payer ? { payer: c.payer } : {}) };
+  }
+
+  async settle(body: unknown): Promise<SettleResponse> {
+    const c = await this.check(body, true);
+    if (!c.ok) return { success: false, errorReason: c.reason, errorMessage: c.message, transaction: '', network: NETWORK };
+    const r = await this.usdc.settle(c.authorization);
+    return r.ok ? { success: true, payer: c.payer, transaction: r.tx, network: NETWORK } : { success: false, errorReason: r.reason, payer: c.payer, transaction: '', network: NETWORK };
+  }
+}

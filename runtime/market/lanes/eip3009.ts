@@ -1,0 +1,95 @@
+/**
+ * EIP-3009 `TransferWithAuthorization` as the x402 `exact` EVM scheme carries it, and its
+ * checks in the SDK's order and reason codes (@x402/evm's exact facilitator): scheme,
+ * network, asset, recipient, value, time window, signature. Nonce and balance are the
+ * ledger's to check.
+ */
+import { getAddress, isAddress, isHex, recoverTypedDataAddress, type Hex } from 'viem';
+import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
+
+export interface Authorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+}
+
+export interface ExactEvmPayload {
+  signature: string;
+  authorization: Authorization;
+}
+
+export const TRANSFER_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+export const USDC_DOMAIN = { name: USDC_TOKEN.name, version: USDC_TOKEN.version, chainId: USDC_TOKEN.chainId, verifyingContract: USDC_TOKEN.address } as const;
+
+export type Check = { ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string };
+
+const fail = (reason: string, message: string): Check => ({ ok: false, reason, message });
+const uint = /^(0|[1-9][0-9]{0,77})$/;
+
+/** The payload's own shape; anything else is `invalid_payload`. */
+export function asExactEvmPayload(p: unknown): ExactEvmPayload | null {
+  if (typeof p !== 'object' || p === null) return null;
+  const { signature, authorization: a } = p as Record<string, unknown>;
+  if (typeof signature !== 'string' || !isHex(signature) || typeof a !== 'object' || a === null) return null;
+  const auth = a as Record<string, unknown>;
+  const { from, to, value, validAfter, validBefore, nonce } = auth;
+  if (typeof from !== 'string' || !isAddress(from, { strict: false }) || typeof to !== 'string' || !isAddress(to, { strict: false })) return null;
+  for (const n of [value, validAfter, validBefore]) if (typeof n !== 'string' || !uint.test(n)) return null;
+  if (typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return null;
+  return { signature, authorization: { from, to, value: value as string, validAfter: validAfter as string, validBefore: validBefore as string, nonce } };
+}
+
+export interface Expected {
+  scheme: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  amount: bigint;
+}
+
+/** What the accepted requirements of a payment say, against what the quote expects. */
+export function checkAccepted(accepted: Record<string, unknown> | undefined, e: Expected): Check | null {
+  if (!accepted || accepted.scheme !== e.scheme) return fail('invalid_exact_evm_scheme', `scheme must be ${e.scheme}`);
+  if (accepted.network !== e.network) return fail('invalid_exact_evm_network_mismatch', `network must be ${e.network}`);
+  if (typeof accepted.asset !== 'string' || accepted.asset.toLowerCase() !== e.asset.toLowerCase()) return fail('invalid_exact_evm_network_mismatch', `asset must be ${e.asset}`);
+  return null;
+}
+
+/** The authorization against the expected payment at `nowS` (Unix seconds), then its signature. */
+export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: number): Promise<Check> {
+  const a = p.authorization;
+  if (a.to.toLowerCase() !== e.payTo.toLowerCase()) return fail('invalid_exact_evm_recipient_mismatch', 'authorization.to is not the payTo of this leg');
+  if (BigInt(a.value) !== e.amount) return fail('invalid_exact_evm_payload_authorization_value_mismatch', `authorization.value must be exactly ${e.amount}`);
+  // The SDK leaves 6 s for the settlement transaction to land before validBefore.
+  if (BigInt(a.validBefore) < BigInt(nowS + 6)) return fail('invalid_exact_evm_payload_authorization_valid_before', 'the authorization expires too soon');
+  if (BigInt(a.validAfter) > BigInt(nowS)) return fail('invalid_exact_evm_payload_authorization_valid_after', 'the authorization is not valid yet');
+  let signer: string;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain: USDC_DOMAIN,
+      types: TRANSFER_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { from: getAddress(a.from), to: getAddress(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
+      signature: p.signature as Hex,
+    });
+  } catch {
+    return fail('invalid_exact_evm_failed_to_parse_signature', 'the signature cannot be parsed');
+  }
+  if (signer.toLowerCase() !== a.from.toLowerCase()) return fail('invalid_exact_evm_signature', 'the signature is not by authorization.from over this domain');
+  return { ok: true, payer: a.from.toLowerCase(), authorization: a };
+}
+
+export const USDC_EXPECTED_BASE = { scheme: MARKET_LANES.USDC.legScheme, network: MARKET_LANES.USDC.network, asset: USDC_TOKEN.address } as const;

@@ -1,0 +1,73 @@
+/**
+ * The embedded USDC lane: a simulated EIP-3009 token in the database (DESIGN §5 "Lanes").
+ * Balances, `authorizationState` and `transferWithAuthorization` behave as the token's do;
+ * signatures are real EIP-712 checks (eip3009.ts). A faucet funds addresses for tests and
+ * the CLI.
+ */
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Db, Queryable } from '../../../storage/db.ts';
+import type { Authorization } from './eip3009.ts';
+
+export type SettleResult = { ok: true; tx: string; replay: boolean } | { ok: false; reason: string };
+
+const lower = (a: string): string => a.toLowerCase();
+
+export class UsdcSimLedger {
+  constructor(private readonly db: Db) {}
+
+  async fund(address: string, amount: bigint): Promise<bigint> {
+    if (amount <= 0n) throw new RangeError('fund a positive amount');
+    const { rows } = await this.db.query<{ balance: string }>(
+      `INSERT INTO usdc_balances (address, balance) VALUES ($1, $2::numeric)
+       ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance RETURNING balance::text`,
+      [lower(address), amount.toString()],
+    );
+    return BigInt(rows[0]?.balance ?? '0');
+  }
+
+  async balanceOf(address: string, q: Queryable = this.db): Promise<bigint> {
+    const { rows } = await q.query<{ balance: string }>(`SELECT balance::text FROM usdc_balances WHERE address = $1`, [lower(address)]);
+    return BigInt(rows[0]?.balance ?? '0');
+  }
+
+  /** EIP-3009 `authorizationState(authorizer, nonce)`: true once used. */
+  async authorizationState(authorizer: string, nonce: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(`SELECT 1 FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [lower(authorizer), lower(nonce)]);
+    return rowCount > 0;
+  }
+
+  /**
+   * `transferWithAuthorization` of an already verified authorization, in one transaction:
+   * the nonce is used once; the same authorization again returns its transaction (settle is
+   * idempotent per nonce); a different use of a used nonce, or a short balance, fails.
+   */
+  async transferWithAuthorization(a: Authorization, nowS: number): Promise<SettleResult> {
+    if (BigInt(a.validBefore) <= BigInt(nowS)) return { ok: false, reason: 'invalid_exact_evm_payload_authorization_valid_before' };
+    const tx = `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${lower(a.from)}:${lower(a.nonce)}`)))}`;
+    return this.db.tx(async (q) => {
+      const used = await q.query<{ tx_hash: string; recipient: string; value: string }>(
+        `SELECT tx_hash, recipient, value::text FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2 FOR UPDATE`,
+        [lower(a.from), lower(a.nonce)],
+      );
+      const prior = used.rows[0];
+      if (prior) {
+        return prior.recipient === lower(a.to) && prior.value === a.value ? { ok: true, tx: prior.tx_hash, replay: true } : { ok: false, reason: 'invalid_exact_evm_nonce_already_used' };
+      }
+      const debit = await q.query(`UPDATE usdc_balances SET balance = balance - $2::numeric WHERE address = $1 AND balance >= $2::numeric`, [lower(a.from), a.value]);
+      if (debit.rowCount === 0) return { ok: false, reason: 'invalid_exact_evm_insufficient_balance' };
+      await q.query(
+        `INSERT INTO usdc_balances (address, balance) VALUES ($1, $2::numeric) ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance`,
+        [lower(a.to), a.value],
+      );
+      await q.query(`INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash) VALUES ($1, $2, $3, $4::numeric, $5)`, [
+        lower(a.from),
+        lower(a.nonce),
+        lower(a.to),
+        a.value,
+        tx,
+      ]);
+      return { ok: true, tx, replay: false };
+    });
+  }
+}

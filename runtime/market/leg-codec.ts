@@ -1,0 +1,48 @@
+/**
+ * Legs on the wire: an x402 v2 PaymentPayload (`{x402Version, accepted, payload}`), sent as
+ * an object or as the base64 header value the SDK makes; and the seller leg handed back as
+ * ready header values for a v2 (`PAYMENT-SIGNATURE`) or v1 (`X-PAYMENT`) seller.
+ */
+import { USDC_TOKEN } from '../../machines/money/market.ts';
+import { legRequirement } from './requirements.ts';
+
+export interface DecodedLeg {
+  x402Version: number;
+  accepted: Record<string, unknown> | undefined;
+  payload: unknown;
+}
+
+function fromBase64Json(s: string): unknown {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(s)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(s, 'base64').toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A v2 payload, or a v1 one (`{x402Version: 1, scheme, network: "base", payload}`) read as v2. */
+export function decodeLeg(raw: unknown): DecodedLeg | null {
+  const v = typeof raw === 'string' ? fromBase64Json(raw) : raw;
+  if (!isObject(v)) return null;
+  if (v.x402Version === 2 && isObject(v.accepted)) return { x402Version: 2, accepted: v.accepted, payload: v.payload };
+  if (v.x402Version === 1 && typeof v.scheme === 'string') {
+    const network = v.network === 'base' ? 'eip155:8453' : v.network;
+    return { x402Version: 1, accepted: { scheme: v.scheme, network, asset: USDC_TOKEN.address }, payload: v.payload };
+  }
+  return null;
+}
+
+const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');
+
+/** The seller leg as a standalone `exact` payment, for either x402 version of the seller. */
+export function paymentHeaders(payload: Record<string, unknown>, seller: { payTo: string; amount: string }) {
+  const accepted = legRequirement('USDC', seller.payTo, BigInt(seller.amount));
+  return {
+    header: 'PAYMENT-SIGNATURE',
+    value: b64({ x402Version: 2, accepted, payload }),
+    v1: { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: 'base', payload }) },
+  };
+}

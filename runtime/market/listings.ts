@@ -1,0 +1,106 @@
+/**
+ * Listings of the marketplace (DESIGN §5 "Listings"): registration checks the seller's
+ * signatures and sends the listing actor its event; reads return the records the actors
+ * hold. Nothing here edits a listing row by hand.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { ListingContext } from '../../machines/listing/context.ts';
+import type { ListingEvent } from '../../machines/listing/events.ts';
+import { listingRecord, type ListingRecord, type ListingStatus } from '../../machines/listing/view.ts';
+import type { PersistedSnapshot } from '../../machines/kit/step.ts';
+import type { Db } from '../../storage/db.ts';
+import type { ActorHost } from '../engine/actor-host.ts';
+import { MarketRefusal } from './errors.ts';
+import { listingBody, pricedAssets } from './listing-input.ts';
+import { listingMessage, providerIdOf, resourceIdOf, verifyListingSignatures } from './listing-signature.ts';
+
+export const LISTING_KIND = 'listing';
+
+interface Row {
+  id: string;
+  state: string;
+  snapshot: PersistedSnapshot;
+}
+
+export function recordOf(row: Row): ListingRecord {
+  return listingRecord(row.snapshot.context as ListingContext, row.state as ListingStatus);
+}
+
+export interface Registered {
+  record: ListingRecord;
+  created: boolean;
+}
+
+export class Listings {
+  constructor(
+    private readonly db: Db,
+    private readonly host: ActorHost,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Registers or (same key) updates a listing from a seller's signed body. */
+  async register(raw: unknown): Promise<Registered> {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new MarketRefusal('invalid_body', 'the body must be a JSON object');
+    const parsed = listingBody.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new MarketRefusal('invalid_body', issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid listing');
+    }
+    const body = parsed.data;
+    const assets = pricedAssets(body);
+    const key = await verifyListingSignatures(raw as Record<string, unknown>, body, assets.map((a) => a.asset));
+    const resourceId = resourceIdOf(body.method, body.endpoint);
+    const fields = {
+      resource_id: resourceId,
+      provider_id: providerIdOf(key),
+      name: body.name,
+      description: body.description,
+      category: body.category,
+      tags: body.tags,
+      endpoint: body.endpoint,
+      method: body.method,
+      model: body.pricing.model,
+      assets: assets.map((a) => ({ asset: a.asset, pay_to: body.pay_to[a.asset] ?? '', seller_price_atomic: a.seller.toString() })),
+      documentation_url: body.documentation_url,
+      request_schema: body.request_schema,
+      response_schema: body.response_schema,
+      example_request: body.example_request,
+      example_response: body.example_response,
+    };
+    // The same signed body sent twice is one event: its id is the hash of what was signed.
+    const digest = bytesToHex(sha256(utf8ToBytes(listingMessage(raw as Record<string, unknown>)))).slice(0, 32);
+    const target = { kind: LISTING_KIND, id: resourceId };
+    const at = this.clock();
+    const first = await this.host.apply(target, { type: 'listing.register', id: `register:${digest}`, at, ...fields } satisfies ListingEvent);
+    if (first.outcome === 'applied' || first.outcome === 'duplicate') return { record: recordOf({ id: resourceId, ...first, state: first.status }), created: first.outcome === 'applied' };
+    const upd = await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent);
+    if (upd.outcome === 'ignored') throw new MarketRefusal('forbidden', 'This listing is controlled by another key.');
+    return { record: recordOf({ id: resourceId, ...upd, state: upd.status }), created: false };
+  }
+
+  async byId(id: string): Promise<ListingRecord | null> {
+    const { rows } = await this.db.query<Row>(`SELECT id, state, snapshot FROM actors WHERE id = $1 AND kind = $2`, [id, LISTING_KIND]);
+    const row = rows[0];
+    return row ? recordOf(row) : null;
+  }
+
+  /** Oldest first by resource id, `limit + 1` rows read so the caller can tell `has_more`. */
+  async page(limit: number, after?: string): Promise<{ records: ListingRecord[]; hasMore: boolean }> {
+    const params = after ? [LISTING_KIND, limit + 1, after] : [LISTING_KIND, limit + 1];
+    const { rows } = await this.db.query<Row>(
+      `SELECT id, state, snapshot FROM actors WHERE kind = $1 ${after ? 'AND id > $3' : ''} ORDER BY id LIMIT $2`,
+      params,
+    );
+    return { records: rows.slice(0, limit).map(recordOf), hasMore: rows.length > limit };
+  }
+
+  /** Listings changed after `since` (the search index's catch-up), with the newest change time. */
+  async changedSince(since: Date | null): Promise<{ records: ListingRecord[]; newest: Date | null }> {
+    const { rows } = await this.db.query<Row & { updated_at: Date }>(
+      `SELECT id, state, snapshot, updated_at FROM actors WHERE kind = $1 AND ($2::timestamptz IS NULL OR updated_at >= $2) ORDER BY updated_at`,
+      [LISTING_KIND, since],
+    );
+    return { records: rows.map(recordOf), newest: rows.at(-1)?.updated_at ?? since };
+  }
+}

@@ -1,0 +1,103 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call --
+   assertions read parsed JSON response bodies. */
+/**
+ * Conformance: discovery (marketplace.md "What the service does" 2, "Fee rule" :24,
+ * "Endpoints" :90-92; DESIGN §5 "Discovery"), and interop: `@x402/extensions`' Bazaar client,
+ * unchanged, lists the marketplace's resources.
+ */
+import { HTTPFacilitatorClient } from '@x402/core/http';
+import { withBazaar } from '@x402/extensions/bazaar';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seller, signedListing } from '../fixtures/market.ts';
+import { useMarket } from './harness.ts';
+
+const h = useMarket();
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  const s = seller();
+  const make = async (key: string, o: Parameters<typeof signedListing>[1]) => {
+    const res = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, o) });
+    expect(res.status).toBe(201);
+    ids[key] = res.json.resource_id;
+  };
+  await make('weather', { name: 'Weather forecast', description: 'Hourly weather for any city', category: 'data', tags: ['weather'], price: '0.01' });
+  await make('translate', { name: 'Translate', description: 'Translate text between languages', category: 'language', tags: ['nlp', 'translation'], price: '0.02' });
+  await make('weatherAnm', { name: 'Storm alerts', description: 'Severe weather alerts', category: 'data', tags: ['weather', 'alerts'], asset: 'ANM', price: '0.5' });
+});
+
+describe('GET /api/v1/search (marketplace.md:91, DESIGN §5 Discovery)', () => {
+  it('capability words match name, description, category and tags, ranked', async () => {
+    const res = await h.req('GET', '/api/v1/search?capability=weather');
+    const found = res.json.data.map((r: { resource_id: string }) => r.resource_id);
+    expect(found).toEqual(expect.arrayContaining([ids.weather, ids.weatherAnm]));
+    expect(found).not.toContain(ids.translate);
+    expect(res.json.data[0].relevance).toBeGreaterThanOrEqual(res.json.data[1].relevance);
+    const byTag = await h.req('GET', '/api/v1/search?capability=translation');
+    expect(byTag.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([ids.translate]);
+    const byCategory = await h.req('GET', '/api/v1/search?capability=language');
+    expect(byCategory.json.data[0].resource_id).toBe(ids.translate);
+  });
+
+  it('marketplace.md:24 max_price is a ceiling on the TOTAL: seller 0.01 + fee 0.00005 = 0.01005', async () => {
+    const under = await h.req('GET', '/api/v1/search?capability=weather&asset=USDC&max_price=0.010049');
+    expect(under.json.data.map((r: { resource_id: string }) => r.resource_id)).not.toContain(ids.weather);
+    const at = await h.req('GET', '/api/v1/search?capability=weather&asset=USDC&max_price=0.01005');
+    expect(at.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([ids.weather]);
+  });
+
+  it('asset filters the lane', async () => {
+    const anm = await h.req('GET', '/api/v1/search?capability=weather&asset=ANM');
+    expect(anm.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([ids.weatherAnm]);
+  });
+
+  it.each([['asset=BTC'], ['max_price=abc'], ['max_price=-1'], ['limit=0'], ['unknown=1']])('bad query %s → 400 bad_request', async (q) => {
+    const res = await h.req('GET', `/api/v1/search?${q}`);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('bad_request');
+  });
+
+  it('a listing registered through another process is found after the index catches up', async () => {
+    const { Listings } = await import('../../runtime/market/listings.ts');
+    const other = new Listings(h.backend.db, h.host);
+    const { record } = await other.register(await signedListing(seller(), { name: 'Geocoder', description: 'Addresses to coordinates', tags: ['maps'] }));
+    await h.deps.index.refresh();
+    const res = await h.req('GET', '/api/v1/search?capability=geocoder');
+    expect(res.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([record.resource_id]);
+  });
+});
+
+describe('machine-readable documents (DESIGN §5 Discovery)', () => {
+  it('marketplace.md:92 /.well-known/x402-marketplace names fee_bps, both lanes with network ids and schemes, fee addresses', async () => {
+    const res = await h.req('GET', '/.well-known/x402-marketplace');
+    expect(res.json.fee_bps).toBe(50);
+    expect(res.json.lanes).toEqual([
+      expect.objectContaining({ asset: 'USDC', network: 'eip155:8453', scheme: 'exact-split', fee_address: h.deps.feeAddresses.USDC }),
+      expect.objectContaining({ asset: 'ANM', network: 'native:1', scheme: 'exact-anm-split', fee_address: h.deps.feeAddresses.ANM }),
+    ]);
+    expect(res.json.endpoints.quote).toBe(`${h.url}/api/v1/route/quote`);
+  });
+
+  it('/.well-known/x402 lists every listed endpoint (x402scan shape)', async () => {
+    const res = await h.req('GET', '/.well-known/x402');
+    expect(res.json.version).toBe(1);
+    const listed = await h.req('GET', `/api/v1/resources/${ids.weather}`);
+    expect(res.json.resources).toContain(listed.json.endpoint);
+  });
+
+  it("@x402/extensions' Bazaar client, unchanged, lists the marketplace's resources with their seller requirements", async () => {
+    const client = withBazaar(new HTTPFacilitatorClient({ url: h.url }));
+    const page = await client.extensions.bazaar.listResources({ type: 'http', limit: 2, offset: 0 });
+    expect(page.x402Version).toBe(2);
+    expect(page.items).toHaveLength(2);
+    expect(page.pagination.total).toBeGreaterThanOrEqual(3);
+    const all = await client.extensions.bazaar.listResources({ type: 'http', limit: 100 });
+    const weather = (await h.req('GET', `/api/v1/resources/${ids.weather}`)).json;
+    const item = all.items.find((i) => i.resource === weather.endpoint);
+    expect(item?.accepts).toEqual([
+      { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '10000', payTo: weather.pricing && weather.accepted_assets[0].pay_to, maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } },
+    ]);
+    const anmOnly = await client.extensions.bazaar.listResources({ network: 'native:1' });
+    expect(anmOnly.items.every((i) => i.accepts.some((a) => a.network === 'native:1'))).toBe(true);
+  });
+});
