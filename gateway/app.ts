@@ -4,12 +4,11 @@
  * errors, 404 and 405 in one place, all in the spec envelope.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { randomId } from '../runtime/merchant/secrets.ts';
 import type { GatewayDeps } from './deps.ts';
-import { AppError, envelope, ensureError } from './errors.ts';
+import { AppError } from './errors.ts';
 import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
 import { KnownRoutes } from './http/known-routes.ts';
-import { JSON_TYPE } from './http/reply.ts';
+import { errorOptions, sendError } from './http/error-reply.ts';
 import checkoutPages from './checkout/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
@@ -24,9 +23,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT,
-    // Request ids are ours: a client-supplied one would let callers forge log correlation.
-    genReqId: () => randomId('req_', 10),
-    requestIdHeader: false,
+    ...errorOptions(),
     // Draining is reported by /healthz; requests already on a connection are still answered.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },
@@ -40,19 +37,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     done();
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    const e = ensureError(err);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
-    if (e.opts.headers) void reply.headers(e.opts.headers);
-    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
-  });
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
     const allowed = known.methodsFor(path);
-    const e = allowed.length > 0 ? new AppError('method_not_allowed', `Allowed: ${allowed.join(', ')}.`) : new AppError('not_found');
     if (allowed.length > 0) void reply.header('Allow', allowed.join(', '));
-    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
+    return sendError(req, reply, allowed.length > 0 ? new AppError('method_not_allowed', `Allowed: ${allowed.join(', ')}.`) : new AppError('not_found'));
   });
 
   const opts = { deps };
