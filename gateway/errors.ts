@@ -14,14 +14,14 @@ export interface ErrorSpec {
 }
 
 export const ERRORS = {
-  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_json: { status: 400, message: 'The request body must be strict JSON sent as application/json in UTF-8, with no key named twice.' },
   invalid_body: { status: 400, message: 'The request body is not a valid request for this endpoint.' },
   bad_request: { status: 400, message: 'The request parameters are malformed.' },
   idempotency_key_required: { status: 400, message: 'An Idempotency-Key header is required to create a payment intent.' },
   amount_must_be_string: { status: 400, message: 'Amounts must be sent as JSON strings, not numbers.' },
   invalid_amount: { status: 400, message: 'The amount must be a decimal string greater than zero with no more decimal places than the currency allows.' },
   currency_unsupported: { status: 400, message: 'No exchange rate is available for this currency.' },
-  invalid_metadata: { status: 400, message: 'metadata must be a JSON object of at most 4096 bytes.' },
+  invalid_metadata: { status: 400, message: 'metadata must be a JSON object of at most 4096 bytes, nested at most 32 deep.' },
   invalid_url: { status: 400, message: 'success_url and cancel_url must be absolute http(s) URLs of at most 2048 characters.' },
   field_not_settable: { status: 400, message: 'This field is determined by the service and cannot be set.' },
   invalid_status: { status: 400, message: 'Unknown status filter.' },
