@@ -4,10 +4,10 @@
  * errors, 404 and 405 in one place, all in the spec envelope.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { randomId } from '../runtime/merchant/secrets.ts';
 import type { GatewayDeps } from './deps.ts';
 import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
 import { installEdge } from './http/edge.ts';
+import { errorOptions } from './http/error-reply.ts';
 import checkoutPages from './checkout/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
@@ -22,9 +22,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT,
-    // Request ids are ours: a client-supplied one would let callers forge log correlation.
-    genReqId: () => randomId('req_', 10),
-    requestIdHeader: false,
+    ...errorOptions(),
     // Draining is reported by /healthz; requests already on a connection are still answered.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 256 },

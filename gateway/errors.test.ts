@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AppError, ERRORS, envelope, ensureError, errorType } from './errors.ts';
+import { errorCodes } from 'fastify';
+import { MerchantConflict, MerchantNotFound } from '../runtime/merchant/merchants.ts';
+import { CursorNotFound } from '../runtime/merchant/intent-reads.ts';
+import { RuntimeError, TerminalError } from '../runtime/errors.ts';
+import { WebhookError } from '../runtime/webhooks/errors.ts';
+import { AppError, ERRORS, envelope, ensureError, errorType, FASTIFY_CLIENT_ERRORS, FASTIFY_OWN_FAULTS_MARKED_4XX } from './errors.ts';
 
 // Rows of docs/errors.md: | `code` | status | type | when |
 const rows = [...readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8').matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (\w+) \|/gm)].map((m) => ({
@@ -46,8 +51,44 @@ describe('error table', () => {
 
   it("Fastify's own request errors map to table codes", () => {
     expect(ensureError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 })).code).toBe('payload_too_large');
-    expect(ensureError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 })).code).toBe('invalid_body');
+    expect(ensureError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 })).code).toBe('invalid_json');
     expect(ensureError(Object.assign(new SyntaxError('x'), { statusCode: 400 })).code).toBe('invalid_json');
     expect(ensureError(new SyntaxError('bug')).code).toBe('internal_error');
+  });
+
+  it("every code in Fastify's exported errorCodes maps to a code of the table with a spec status (issue 26 item 2)", () => {
+    const names = Object.keys(errorCodes) as Array<keyof typeof errorCodes>;
+    expect(names.length).toBeGreaterThan(50);
+    for (const name of names) {
+      const FastifyErr = errorCodes[name] as unknown as new (...a: string[]) => Error & { code: string; statusCode?: number };
+      const thrown = new FastifyErr('a', 'b', 'c');
+      expect(thrown.code, name).toBe(name);
+      const e = ensureError(thrown);
+      expect(ERRORS[e.code].status, name).toBe(e.status);
+      const theirs = thrown.statusCode ?? 500;
+      const client = (FASTIFY_CLIENT_ERRORS as Record<string, string>)[name];
+      if (client !== undefined) {
+        // A request's fault stays a request's fault (a 414 becomes the 404 an unknown id gets, a 415 our 400).
+        expect(e.code, name).toBe(client);
+        expect(theirs, name).toBeLessThan(500);
+        expect(e.status, name).toBeLessThan(500);
+      } else {
+        // Anything else is a fault of ours: a 500 that says nothing; Fastify must not think it the client's.
+        expect(e.code, name).toBe('internal_error');
+        if (theirs < 500) expect(FASTIFY_OWN_FAULTS_MARKED_4XX, `${name} is ${theirs}: map it or name it as ours`).toContain(name);
+      }
+    }
+    expect(ensureError(new errorCodes.FST_ERR_BAD_URL('%ff')).code).toBe('bad_request');
+    expect(ensureError(new errorCodes.FST_ERR_MAX_PARAM_LENGTH('x')).code).toBe('not_found');
+  });
+
+  it('runtime errors: terminal ones by their code, retryable and unknown ones a generic 500 (issue 28 item 4)', () => {
+    expect(ensureError(new MerchantNotFound('mer_1'))).toMatchObject({ code: 'not_found', status: 404 });
+    expect(ensureError(new MerchantConflict('taken'))).toMatchObject({ code: 'conflict', message: 'taken' });
+    expect(ensureError(new CursorNotFound()).code).toBe('bad_request');
+    expect(ensureError(new WebhookError('url_not_allowed', 'private'))).toMatchObject({ code: 'url_not_allowed', message: 'private' });
+    expect(ensureError(new TerminalError('no_such_code', 'secret detail'))).toMatchObject({ code: 'internal_error' });
+    // A retryable error is never the client's fault, whatever statusCode it carries.
+    expect(ensureError(Object.assign(new RuntimeError('version_conflict', 'x'), { statusCode: 409 })).code).toBe('internal_error');
   });
 });

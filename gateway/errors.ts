@@ -4,6 +4,8 @@
  * in step. Responses use the spec envelope; 5xx bodies are generic and carry no details.
  */
 import { MarketRefusal } from '../runtime/market/errors.ts';
+import { RuntimeError, TerminalError } from '../runtime/errors.ts';
+import type { errorCodes } from 'fastify';
 
 export type ErrorType = 'invalid_request' | 'api_error';
 
@@ -13,14 +15,14 @@ export interface ErrorSpec {
 }
 
 export const ERRORS = {
-  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_json: { status: 400, message: 'The request body must be strict JSON sent as application/json in UTF-8, with no key named twice.' },
   invalid_body: { status: 400, message: 'The request body is not a valid request for this endpoint.' },
   bad_request: { status: 400, message: 'The request parameters are malformed.' },
   idempotency_key_required: { status: 400, message: 'An Idempotency-Key header is required to create a payment intent.' },
   amount_must_be_string: { status: 400, message: 'Amounts must be sent as JSON strings, not numbers.' },
   invalid_amount: { status: 400, message: 'The amount must be a decimal string greater than zero with no more decimal places than the currency allows.' },
   currency_unsupported: { status: 400, message: 'No exchange rate is available for this currency.' },
-  invalid_metadata: { status: 400, message: 'metadata must be a JSON object of at most 4096 bytes.' },
+  invalid_metadata: { status: 400, message: 'metadata must be a JSON object of at most 4096 bytes, nested at most 32 deep.' },
   invalid_url: { status: 400, message: 'success_url and cancel_url must be absolute http(s) URLs of at most 2048 characters.' },
   field_not_settable: { status: 400, message: 'This field is determined by the service and cannot be set.' },
   invalid_status: { status: 400, message: 'Unknown status filter.' },
@@ -73,27 +75,76 @@ export class AppError extends Error {
   }
 }
 
-// Fastify's own errors that describe a bad request rather than a fault of ours.
-const FASTIFY_CODES: Record<string, ErrorCode> = {
+// Fastify's own error codes, each given its code in this table. The ones below describe a bad
+// request; every other code Fastify exports is a fault of ours (a route or plugin set up
+// wrongly) and answers the generic 500. A test walks Fastify's exported `errorCodes`, so a code
+// a new Fastify version adds must be placed before it passes.
+export type FastifyErrorName = keyof typeof errorCodes;
+
+export const FASTIFY_CLIENT_ERRORS = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_body',
+  // Bodies must be application/json (spec "Errors": invalid_json), whichever parser saw them.
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_json',
+  FST_ERR_VALIDATION: 'invalid_body',
+  FST_ERR_NOT_FOUND: 'not_found',
   FST_ERR_BAD_URL: 'bad_request',
-  FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
+  // An id longer than any of ours names nothing: the 404 an unknown id gets, not Fastify's 414.
+  FST_ERR_MAX_PARAM_LENGTH: 'not_found',
+} as const satisfies Partial<Record<FastifyErrorName, ErrorCode>>;
+
+/**
+ * Codes Fastify marks 4xx that still mean a mistake of ours: a parser added after start, a
+ * route schema without content, `inject` given a bad URL. Named so the test can tell them
+ * from a client error someone forgot to map.
+ */
+export const FASTIFY_OWN_FAULTS_MARKED_4XX: readonly FastifyErrorName[] = [
+  'FST_ERR_CTP_INSTANCE_ALREADY_STARTED',
+  'FST_ERR_ROUTE_MISSING_CONTENT_TYPE',
+  'FST_ERR_ROUTE_MISSING_CONTENT',
+  'FST_ERR_INVALID_URL',
+];
+
+/** The table code for a Fastify error code; anything not a client error is internal_error. */
+function fastifyErrorCode(code: string): ErrorCode | undefined {
+  if (!code.startsWith('FST_')) return undefined;
+  return (FASTIFY_CLIENT_ERRORS as Record<string, ErrorCode>)[code] ?? 'internal_error';
+}
+
+// Runtime errors (runtime/errors.ts) by code: each is mapped here once. A TerminalError whose
+// code is not listed is a fault of ours (500), as is every retryable error.
+const RUNTIME_CODES: Record<string, ErrorCode> = {
+  not_found: 'not_found',
+  conflict: 'conflict',
+  cursor_not_found: 'bad_request',
+  invalid_origin: 'invalid_body',
+  invalid_body: 'invalid_body',
+  invalid_url: 'invalid_url',
+  url_not_allowed: 'url_not_allowed',
+  url_unresolvable: 'url_unresolvable',
+  endpoint_disabled: 'endpoint_disabled',
 };
 
-/** Whatever was thrown, as an AppError; anything unknown is a generic 500. */
+/**
+ * Whatever a handler threw, as an AppError: ours as is, a TerminalError of the runtime by its
+ * code (its message is meant for the caller), Fastify's by its code (fastify-errors.ts);
+ * anything unknown is a generic 500.
+ */
 export function ensureError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof MarketRefusal) return new AppError(err.code, err.reason ? `${err.message} (reason: ${err.reason})` : err.message);
-  const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
-  if (code) return new AppError(code);
+  if (err instanceof TerminalError) {
+    const code = RUNTIME_CODES[err.code];
+    return code ? new AppError(code, err.message) : new AppError('internal_error');
+  }
+  const fst = err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? fastifyErrorCode(err.code) : undefined;
+  if (fst) return new AppError(fst);
   // Fastify's JSON parser (used by plugins on the root context) marks its SyntaxError 400.
   if (err instanceof SyntaxError && 'statusCode' in err && err.statusCode === 400) return new AppError('invalid_json');
   // A client that hung up or sent a broken stream is a bad request, not our fault.
-  const status = err && typeof err === 'object' && 'statusCode' in err ? Number(err.statusCode) : NaN;
+  const status = err && typeof err === 'object' && !(err instanceof RuntimeError) && 'statusCode' in err ? Number(err.statusCode) : NaN;
   if (status === 413) return new AppError('payload_too_large');
   if (status >= 400 && status < 500) return new AppError('bad_request');
   return new AppError('internal_error');

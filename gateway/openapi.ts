@@ -95,10 +95,10 @@ export function openApiDocument(baseUrl: string): Json {
         }),
       },
       '/api/v1/payment-intents/{id}': {
-        get: op('Retrieve a payment intent', { parameters: [idParam], responses: { '200': intent, ...errors(401, 403, 404, 429) } }),
+        get: op('Retrieve a payment intent', { parameters: [idParam], responses: { '200': intent, ...errors(400, 401, 403, 404, 429) } }),
       },
       '/api/v1/payment-intents/{id}/cancel': {
-        post: op('Cancel a payment intent (to EXPIRED)', { parameters: [idParam], responses: { '200': intent, ...errors(401, 403, 404, 409, 413, 429) } }),
+        post: op('Cancel a payment intent (to EXPIRED)', { parameters: [idParam], responses: { '200': intent, ...errors(400, 401, 403, 404, 409, 413, 429) } }),
       },
       '/api/v1/balance': {
         get: op("Balance for the key's mode", { responses: { '200': json(ref('Balance'), 'The balance.', RATE_HEADERS), ...errors(401, 403, 429) } }),
@@ -115,7 +115,7 @@ export function openApiDocument(baseUrl: string): Json {
         }),
       },
       '/api/v1/refunds/{id}': {
-        get: op('Retrieve a refund, with the unsigned transfer while it waits for a signature', { parameters: [idParam], responses: { '200': json(ref('Refund'), 'The refund.', RATE_HEADERS), ...errors(401, 403, 404, 429) } }),
+        get: op('Retrieve a refund, with the unsigned transfer while it waits for a signature', { parameters: [idParam], responses: { '200': json(ref('Refund'), 'The refund.', RATE_HEADERS), ...errors(400, 401, 403, 404, 429) } }),
       },
       '/api/v1/refunds/{id}/submit': {
         post: op('Broadcast the signed refund transfer', {
@@ -134,7 +134,7 @@ export function openApiDocument(baseUrl: string): Json {
         get: op('What a wallet needs to pay an intent (public: the unguessable id is the capability)', {
           security: [],
           parameters: [idParam],
-          responses: { '200': json(ref('PaymentInstructions'), 'Payment instructions.', RATE_HEADERS), ...errors(404, 429) },
+          responses: { '200': json(ref('PaymentInstructions'), 'Payment instructions.', RATE_HEADERS), ...errors(400, 404, 429) },
         }),
       },
       ...checkoutPaths(),

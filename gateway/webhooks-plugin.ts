@@ -1,9 +1,11 @@
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { getDelivery, listDeliveries, redeliver } from '../runtime/webhooks/deliveries.ts';
 import { DEFAULT_ROTATION_GRACE_MS, listEndpoints, rotateSecret, setEndpoint } from '../runtime/webhooks/endpoints.ts';
 import { WebhookError } from '../runtime/webhooks/errors.ts';
 import type { LookupAll } from '../runtime/webhooks/url-policy.ts';
-import { AppError, ensureError, envelope } from './errors.ts';
+import { AppError } from './errors.ts';
+import { sendError } from './http/error-reply.ts';
+import { parseStrictJson } from './http/strict-json.ts';
 import { isOperator } from './operator-auth.ts';
 
 /**
@@ -31,10 +33,6 @@ type DeliveryParams = { merchant: string; id: string };
 
 const BASE = '/ops/api/merchants/:merchant/webhooks';
 
-/** Errors go through the one error table (gateway/errors.ts) and its envelope. */
-function sendError(reply: FastifyReply, req: FastifyRequest, e: AppError): FastifyReply {
-  return reply.code(e.status).send(envelope(e, String(req.id)));
-}
 
 function bodyOf(req: FastifyRequest): Record<string, unknown> {
   const b = req.body;
@@ -61,15 +59,21 @@ export const webhooksPlugin: FastifyPluginAsync<WebhooksPluginOptions> = async (
   const policy = { allowPrivate: opts.allowPrivateWebhooks ?? process.env.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', ...(opts.lookupAll ? { lookupAll: opts.lookupAll } : {}) };
   const defaultGraceMs = opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS;
 
-  app.addHook('onRequest', async (req, reply) => {
-    if (!isOperator(req, opts.operatorToken)) return sendError(reply, req, new AppError('unauthorized', 'Operator token required.'));
+  // The same strict JSON as the merchant API (gateway/http/strict-json.ts); the operator token
+  // is checked in onRequest, before any body is read.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, raw: Buffer, done) => {
+    if (raw.length === 0) return done(null, undefined);
+    const parsed = parseStrictJson(raw, req.headers['content-type']);
+    if (parsed.ok) done(null, parsed.value);
+    else done(new AppError('invalid_json'), undefined);
   });
 
-  app.setErrorHandler((err: FastifyError | WebhookError, req, reply) => {
-    const e = err instanceof WebhookError ? new AppError(err.code, err.message) : ensureError(err);
-    if (e.status >= 500) req.log.error({ err }, 'webhooks api error');
-    return sendError(reply, req, e);
+  app.addHook('onRequest', async (req, reply) => {
+    if (!isOperator(req, opts.operatorToken)) return sendError(req, reply, new AppError('unauthorized', 'Operator token required.'));
   });
+
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
 
   // set: create the endpoint (secret shown this once) or change its URL (secret: null).
   app.post<{ Params: MerchantParams }>(BASE, async (req, reply) => {

@@ -14,7 +14,7 @@ import type { CheckoutPageData } from '../../ui/src/types.ts';
 import { uiBundle } from '../../ui/build.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { ensureError } from '../errors.ts';
-import { admitIp } from '../http/admission.ts';
+import { admit, ipLimit, refuse } from '../http/admission.ts';
 import { INTENT_ID } from './events.ts';
 import { sendPage } from './headers.ts';
 import { checkoutHtml, messageHtml } from './html.ts';
@@ -40,7 +40,8 @@ export function checkoutPage(app: FastifyInstance, d: GatewayDeps): void {
     const bundle = await uiBundle();
     const assets = { js: bundle.checkoutJs.path, css: bundle.pageCss.path, icon: bundle.icon.path };
     const notFound = () => sendPage(reply, 404, messageHtml('Checkout not found', 'There is no payment at this address. Check the link the merchant gave you.', assets));
-    admitIp(reply, await d.gate.pass({ ip: req.ip, keyHash: null }));
+    const a = await admit(d.gate, req, reply, [ipLimit]);
+    if (!a.admitted) return refuse(reply, a);
     const id = req.params.id;
     if (!INTENT_ID.test(id)) return notFound();
 

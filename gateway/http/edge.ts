@@ -4,9 +4,9 @@
  * app registered. `buildApp` and `buildMarketApp` both install it before their routes.
  */
 import type { FastifyInstance } from 'fastify';
-import { AppError, envelope, ensureError } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import { sendError } from './error-reply.ts';
 import { KnownRoutes } from './known-routes.ts';
-import { JSON_TYPE } from './reply.ts';
 
 export function installEdge(app: FastifyInstance): void {
   const known = new KnownRoutes();
@@ -18,18 +18,12 @@ export function installEdge(app: FastifyInstance): void {
     done();
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    const e = ensureError(err);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
-    if (e.opts.headers) void reply.headers(e.opts.headers);
-    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
-  });
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
     const allowed = known.methodsFor(path);
-    const e = allowed.length > 0 ? new AppError('method_not_allowed', `Allowed: ${allowed.join(', ')}.`) : new AppError('not_found');
     if (allowed.length > 0) void reply.header('Allow', allowed.join(', '));
-    void reply.code(e.status).type(JSON_TYPE).send(JSON.stringify(envelope(e, req.id)));
+    return sendError(req, reply, allowed.length > 0 ? new AppError('method_not_allowed', `Allowed: ${allowed.join(', ')}.`) : new AppError('not_found'));
   });
 }

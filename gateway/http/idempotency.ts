@@ -7,15 +7,38 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { isPlainObject } from './body.ts';
 import { LIMITS } from '../schemas/payment-intent.ts';
+import { codePoints } from '../../machines/kit/text.ts';
 
-/** The header value, or the 400 it deserves. */
-export function idempotencyKey(req: FastifyRequest): string {
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The header value, or the 400 it deserves. Node hands header bytes over as latin-1; they are
+ * read back as UTF-8 so the limit counts characters (code points), as the spec's "max 255
+ * chars" means, and a key that is not UTF-8 is refused rather than guessed at.
+ */
+export function idempotencyKey(req: FastifyRequest): string;
+export function idempotencyKey(req: FastifyRequest, opts: { optional: true }): string | null;
+export function idempotencyKey(req: FastifyRequest, opts?: { optional: true }): string | null {
   const v = req.headers['idempotency-key'];
-  if (v === undefined || v === '') throw new AppError('idempotency_key_required');
-  if (typeof v !== 'string' || v.length > LIMITS.idempotencyKey) {
-    throw new AppError('bad_request', `Idempotency-Key must be one string of at most ${LIMITS.idempotencyKey} characters.`);
+  if (v === undefined || v === '') {
+    if (opts?.optional) return null;
+    throw new AppError('idempotency_key_required');
   }
-  return v;
+  const bad = () => new AppError('bad_request', `Idempotency-Key must be one UTF-8 string of at most ${LIMITS.idempotencyKey} characters.`);
+  if (typeof v !== 'string') throw bad();
+  // ASCII (the common case) is the same in both readings.
+  if (!/[\u0080-\uffff]/.test(v)) {
+    if (v.length > LIMITS.idempotencyKey) throw bad();
+    return v;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(Buffer.from(v, 'latin1'));
+  } catch {
+    throw bad();
+  }
+  if (codePoints(text) > LIMITS.idempotencyKey) throw bad();
+  return text;
 }
 
 /** JSON with object keys sorted, so the same body with other whitespace or key order matches. */

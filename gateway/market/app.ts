@@ -4,9 +4,9 @@
  * at 256 KiB; errors, 404 and 405 in the merchant envelope (gateway/http/edge.ts).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { randomId } from '../../runtime/merchant/secrets.ts';
 import { BODY_LIMIT } from '../http/body.ts';
 import { installEdge } from '../http/edge.ts';
+import { errorOptions } from '../http/error-reply.ts';
 import type { MarketDeps } from './deps.ts';
 import facilitator from './facilitator.ts';
 import purchases from './purchases.ts';
@@ -18,8 +18,7 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT,
-    genReqId: () => randomId('req_', 10),
-    requestIdHeader: false,
+    ...errorOptions(),
     routerOptions: { maxParamLength: 256 },
   });
   installEdge(app);

@@ -6,7 +6,8 @@
 import { parseDecimalAmount } from '../../machines/money/money.ts';
 import { PAYMENT_INTENT_STATUSES } from '../../machines/payment-intent/view.ts';
 import { AppError } from '../errors.ts';
-import { hasControlOrSpace, isPlainObject, storableJson, storableString } from '../http/body.ts';
+import { codePoints } from '../../machines/kit/text.ts';
+import { boundedJsonSize, hasControlOrSpace, isPlainObject, storableString } from '../http/body.ts';
 import { CreatePaymentIntentRequest, LIMITS, ListPaymentIntentsQuery, NOT_SETTABLE } from '../schemas/payment-intent.ts';
 
 /** Upper bound on a charge: 2^63 - 1 nANM (ADR 0006); larger numbers are typos, not prices. */
@@ -35,7 +36,7 @@ function present(body: Record<string, unknown>, k: string): boolean {
 function checkUrl(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   const bad = new AppError('invalid_url');
-  if (typeof v !== 'string' || v.length > LIMITS.url || !storableString(v) || hasControlOrSpace(v)) throw bad;
+  if (typeof v !== 'string' || codePoints(v) > LIMITS.url || !storableString(v) || hasControlOrSpace(v)) throw bad;
   let u: URL;
   try {
     u = new URL(v);
@@ -49,7 +50,7 @@ function checkUrl(v: unknown): string | null {
 function optionalText(body: Record<string, unknown>, field: 'merchant_order_id' | 'description', min: number, max: number): string | null {
   const v = body[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length < min || v.length > max || !storableString(v)) {
+  if (typeof v !== 'string' || !storableString(v) || codePoints(v) < min || codePoints(v) > max) {
     throw new AppError('invalid_body', `${field} must be a string of ${min}-${max} characters.`);
   }
   return v;
@@ -57,8 +58,8 @@ function optionalText(body: Record<string, unknown>, field: 'merchant_order_id' 
 
 function checkMetadata(v: unknown): Record<string, unknown> {
   if (v === undefined) return {};
-  if (!isPlainObject(v) || !storableJson(v)) throw new AppError('invalid_metadata');
-  if (Buffer.byteLength(JSON.stringify(v), 'utf8') > LIMITS.metadataBytes) throw new AppError('invalid_metadata');
+  // Size and depth in one walk that stops at either limit (no recursion, no JSON.stringify of a deep value).
+  if (!isPlainObject(v) || boundedJsonSize(v, LIMITS.metadataBytes) === null) throw new AppError('invalid_metadata');
   return v;
 }
 

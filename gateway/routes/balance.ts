@@ -2,13 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { formatAnm } from '../../machines/money/money.ts';
 import type { GatewayDeps } from '../deps.ts';
-import { admitKey, offeredKeyHash } from '../http/admission.ts';
+import { admit, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { sendJson } from '../http/reply.ts';
 
 export default async function balance(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
   const d = opts.deps;
+  const steps = [ipLimit, ...secretKey(d.pepper)];
   app.get('/api/v1/balance', async (req, reply) => {
-    const key = admitKey(reply, await d.gate.pass({ ip: req.ip, keyHash: offeredKeyHash(req, d.pepper) }));
+    const a = await admit(d.gate, req, reply, steps);
+    if (!a.admitted) return refuse(reply, a);
+    const key = a.key!;
     const b = await d.intents.balance(key.merchant, key.mode);
     sendJson(reply, 200, {
       object: 'balance',

@@ -6,13 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { admitIp } from '../http/admission.ts';
+import { admit, ipLimit, refuse } from '../http/admission.ts';
 import { sendJson } from '../http/reply.ts';
 
 export default async function checkoutData(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
   const d = opts.deps;
   app.get<{ Params: { id: string } }>('/c/:id/payment.json', async (req, reply) => {
-    admitIp(reply, await d.gate.pass({ ip: req.ip, keyHash: null }));
+    const a = await admit(d.gate, req, reply, [ipLimit]);
+    if (!a.admitted) return refuse(reply, a);
     const row = /^pay_[a-z2-7]{24}$/.test(req.params.id) ? await d.intents.byId(req.params.id) : null;
     if (!row) throw new AppError('not_found', 'No such payment intent.');
     const c = row.snapshot.context as PaymentIntentContext;

@@ -5,7 +5,6 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { MerchantConflict, MerchantNotFound } from '../../runtime/merchant/merchants.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { jsonBody } from '../http/body.ts';
@@ -13,7 +12,6 @@ import { sendJson } from '../http/reply.ts';
 import { isOperator } from '../operator-auth.ts';
 import { CreateKeyRequest, CreateMerchantRequest, RevokeKeyRequest, SetAllowedOriginsRequest, SetPayoutRequest } from '../schemas/ops.ts';
 import { NETWORKS, decodeAddress } from '../../machines/chain/index.ts';
-import { InvalidOrigin } from '../../runtime/merchant/origins.ts';
 
 function parse<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> {
   const r = schema.safeParse(jsonBody(req) ?? {});
@@ -29,23 +27,14 @@ export default async function ops(app: FastifyInstance, opts: { deps: GatewayDep
 
   app.post('/ops/api/merchants', async (req, reply) => {
     const body = parse(CreateMerchantRequest, req);
-    try {
-      sendJson(reply, 201, await d.merchants.create(body));
-    } catch (err) {
-      if (err instanceof MerchantConflict) throw new AppError('conflict', err.message);
-      throw err;
-    }
+    // MerchantConflict is a TerminalError: ensureError maps it to 409 conflict.
+    sendJson(reply, 201, await d.merchants.create(body));
     return reply;
   });
 
   app.post<{ Params: { id: string } }>('/ops/api/merchants/:id/keys', async (req, reply) => {
     const body = parse(CreateKeyRequest, req);
-    try {
-      sendJson(reply, 201, await d.merchants.createKey(req.params.id, body.mode, body.kind));
-    } catch (err) {
-      if (err instanceof MerchantNotFound) throw new AppError('not_found', 'No such merchant.');
-      throw err;
-    }
+    sendJson(reply, 201, await d.merchants.createKey(req.params.id, body.mode, body.kind));
     return reply;
   });
 
@@ -67,13 +56,8 @@ export default async function ops(app: FastifyInstance, opts: { deps: GatewayDep
   // Origins allowed to frame the checkout (`/c/{id}?embed=1` → CSP frame-ancestors); replaces the list.
   app.post<{ Params: { id: string } }>('/ops/api/merchants/:id/allowed-origins', async (req, reply) => {
     const body = parse(SetAllowedOriginsRequest, req);
-    let stored: string[] | null;
-    try {
-      stored = await d.merchants.setAllowedOrigins(req.params.id, body.origins);
-    } catch (err) {
-      if (err instanceof InvalidOrigin) throw new AppError('invalid_body', err.message);
-      throw err;
-    }
+    // InvalidOrigin is a TerminalError: ensureError maps it to 400 invalid_body.
+    const stored = await d.merchants.setAllowedOrigins(req.params.id, body.origins);
     if (!stored) throw new AppError('not_found', 'No such merchant.');
     sendJson(reply, 200, { id: req.params.id, allowed_origins: stored });
     return reply;

@@ -12,14 +12,12 @@ import { toResource } from '../../machines/payment-intent/view.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { ApplyResult } from '../../runtime/engine/actor-types.ts';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
-import { CursorNotFound } from '../../runtime/merchant/intent-reads.ts';
 import { keyedId, poolBytes, randomId } from '../../runtime/merchant/secrets.ts';
 import type { Quote } from '../../runtime/rates/rate-source.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { admitKey, inFlight, offeredKeyHash } from '../http/admission.ts';
+import { admit, body, idempotencyClaim, idempotencyHeader, intentRead, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { jsonBody } from '../http/body.ts';
-import { idempotencyKey, requestHash } from '../http/idempotency.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { MAX_NANM, validateCreate, validateList, type CreateInput } from '../payment-intents/validate.ts';
 
@@ -43,49 +41,44 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
     input: CreateInput;
     quote: Quote | null;
     anm: bigint;
-    key: string;
-    hash: string;
+    /** The body as sent: its canonical form is the request's fingerprint. */
+    raw: unknown;
   }
 
   /** Validation and the fiat quote run before the gate so a valid request claims its key in the same round trip. */
-  async function prepare(req: FastifyRequest): Promise<Prepared | AppError> {
-    try {
-      const key = idempotencyKey(req);
-      const body = jsonBody(req);
-      const input = validateCreate(body);
-      const hash = requestHash(CREATE_ROUTE, body);
-      if (input.amount.kind === 'nanm') return { input, quote: null, anm: input.amount.nanm, key, hash };
-      const quote = await d.rates.quote(input.currency);
-      if (!quote) throw new AppError('currency_unsupported');
-      const anm = fiatToNanm(input.amount.value, quote.rate);
-      if (anm > MAX_NANM) throw new AppError('invalid_amount');
-      return { input, quote, anm, key, hash };
-    } catch (err) {
-      if (err instanceof AppError) return err;
-      throw err;
-    }
+  async function prepare(req: FastifyRequest): Promise<Prepared> {
+    const raw = jsonBody(req);
+    const input = validateCreate(raw);
+    if (input.amount.kind === 'nanm') return { input, quote: null, anm: input.amount.nanm, raw };
+    const quote = await d.rates.quote(input.currency);
+    if (!quote) throw new AppError('currency_unsupported');
+    const anm = fiatToNanm(input.amount.value, quote.rate);
+    if (anm > MAX_NANM) throw new AppError('invalid_amount');
+    return { input, quote, anm, raw };
   }
 
+  const keyed = [ipLimit, ...secretKey(d.pepper)];
+  const createSteps = [
+    ...keyed,
+    idempotencyHeader(true),
+    body(prepare),
+    // With merchant_order_id the id is derived once the gate has named the merchant.
+    idempotencyClaim<Prepared>(CREATE_ROUTE, (p) => p.raw, (p) => (p.input.merchant_order_id === null ? randomId('pay_') : null)),
+  ];
+  const readSteps = [
+    ...keyed,
+    intentRead((req) => {
+      const id = (req.params as { id: string }).id;
+      return INTENT_ID.test(id) ? id : null;
+    }),
+  ];
+
   app.post('/api/v1/payment-intents', async (req, reply) => {
-    const prepared = await prepare(req);
-    const g = await d.gate.pass({
-      ip: req.ip,
-      keyHash: offeredKeyHash(req, d.pepper),
-      ...(prepared instanceof AppError
-        ? {}
-        : {
-            // With merchant_order_id the id is derived once the gate has named the merchant.
-            claim: { key: prepared.key, requestHash: prepared.hash, newIntentId: prepared.input.merchant_order_id === null ? randomId('pay_') : null },
-          }),
-    });
-    const key = admitKey(reply, g);
-    if (prepared instanceof AppError) throw prepared;
-    const claim = g.claim!;
-    if (claim.outcome === 'reused') throw new AppError('idempotency_key_reused');
-    if (claim.outcome === 'in_flight') throw inFlight();
-    if (claim.outcome === 'replay') {
-      return reply.code(200).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
-    }
+    const a = await admit<Prepared>(d.gate, req, reply, createSteps);
+    if (!a.admitted) return refuse(reply, a);
+    const key = a.key!;
+    const prepared = { ...a.body, key: a.claim!.key };
+    const claim = a.claim!;
     const release = () => d.idempotency.release(key.merchant, key.mode, prepared.key);
     if (!key.payoutAddress) {
       await release();
@@ -136,43 +129,42 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
   });
 
   app.get('/api/v1/payment-intents', async (req, reply) => {
-    const g = await d.gate.pass({ ip: req.ip, keyHash: offeredKeyHash(req, d.pepper) });
-    const key = admitKey(reply, g);
+    const a = await admit(d.gate, req, reply, keyed);
+    if (!a.admitted) return refuse(reply, a);
+    const key = a.key!;
     const q = validateList(req.query);
-    try {
-      const page = await d.intents.list({
-        merchant: key.merchant,
-        mode: key.mode,
-        limit: q.limit,
-        status: q.status,
-        id: q.merchant_order_id === undefined ? undefined : intentIdFor(d.pepper, key, q.merchant_order_id),
-        startingAfter: q.starting_after,
-      });
-      sendJson(reply, 200, { object: 'list', has_more: page.hasMore, data: page.rows.map((r) => render(r.snapshot, r.state)) });
-      return reply;
-    } catch (err) {
-      if (err instanceof CursorNotFound) throw new AppError('bad_request', 'starting_after names no payment intent.');
-      throw err;
-    }
+    // An unknown cursor is CursorNotFound, a TerminalError ensureError maps to 400 bad_request.
+    const page = await d.intents.list({
+      merchant: key.merchant,
+      mode: key.mode,
+      limit: q.limit,
+      status: q.status,
+      id: q.merchant_order_id === undefined ? undefined : intentIdFor(d.pepper, key, q.merchant_order_id),
+      startingAfter: q.starting_after,
+    });
+    sendJson(reply, 200, { object: 'list', has_more: page.hasMore, data: page.rows.map((r) => render(r.snapshot, r.state)) });
+    return reply;
   });
 
   async function readOwn(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
-    const id = req.params.id;
-    const g = await d.gate.pass({ ip: req.ip, keyHash: offeredKeyHash(req, d.pepper), ...(INTENT_ID.test(id) ? { readId: id } : {}) });
-    const key = admitKey(reply, g);
+    const a = await admit(d.gate, req, reply, readSteps);
+    if (!a.admitted) return refuse(reply, a);
     // Another merchant's (or mode's) id reads as absent: 404, never 403 (spec rule 11).
-    if (!g.read) throw new AppError('not_found', 'No such payment intent.');
-    return { key, id, read: g.read };
+    if (!a.read) throw new AppError('not_found', 'No such payment intent.');
+    return { key: a.key!, id: req.params.id, read: a.read };
   }
 
   app.get<{ Params: { id: string } }>('/api/v1/payment-intents/:id', async (req, reply) => {
-    const { read } = await readOwn(req, reply);
-    sendJson(reply, 200, render(read.snapshot, read.state));
+    const own = await readOwn(req, reply);
+    if (!('read' in own)) return own;
+    sendJson(reply, 200, render(own.read.snapshot, own.read.state));
     return reply;
   });
 
   app.post<{ Params: { id: string } }>('/api/v1/payment-intents/:id/cancel', async (req, reply) => {
-    const { key, id } = await readOwn(req, reply);
+    const own = await readOwn(req, reply);
+    if (!('read' in own)) return own;
+    const { key, id } = own;
     const r = await d.host.apply({ kind: INTENT_KIND, id, merchant: key.merchant, mode: key.mode }, { type: 'intent.cancel', id: `cancel:${randomUUID()}`, at: now() });
     if (r.outcome !== 'applied') throw new AppError('not_cancellable', `A payment intent in status ${r.status} cannot be canceled.`);
     sendJson(reply, 200, render(r.snapshot, r.status));

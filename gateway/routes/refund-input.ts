@@ -1,7 +1,8 @@
 /** Validation of CreateRefundRequest (spec "CreateRefundRequest"; errors per the spec's table). */
 import { parseDecimalAmount } from '../../machines/money/money.ts';
 import { AppError } from '../errors.ts';
-import { isPlainObject } from '../http/body.ts';
+import { codePoints } from '../../machines/kit/text.ts';
+import { isPlainObject, storableString } from '../http/body.ts';
 
 export interface RefundInput {
   paymentIntent: string;
@@ -11,6 +12,7 @@ export interface RefundInput {
 }
 
 const NANM = /^[0-9]+$/;
+const REASON_MAX = 300;
 const ALLOWED = new Set(['payment_intent', 'amount', 'amount_nanm', 'reason']);
 
 export function validateRefund(body: unknown): RefundInput {
@@ -28,8 +30,8 @@ export function validateRefund(body: unknown): RefundInput {
     value = typeof nanm === 'string' && NANM.test(nanm) && BigInt(nanm) > 0n ? BigInt(nanm) : null;
     if (value === null) throw new AppError('invalid_request', 'amount_nanm must be an integer nANM string greater than zero.');
   }
-  if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > 300)) {
-    throw new AppError('invalid_request', 'reason must be a string of at most 300 characters.');
+  if (reason !== undefined && reason !== null && (typeof reason !== 'string' || !storableString(reason) || codePoints(reason) > REASON_MAX)) {
+    throw new AppError('invalid_request', `reason must be a string of at most ${REASON_MAX} characters.`);
   }
   return { paymentIntent: pi, amount: value, reason: typeof reason === 'string' ? reason : null };
 }

@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NETWORKS, refundReference, signingBytes, verifyTx } from '../../machines/chain/index.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { refundRemaining } from '../../machines/payment-intent/rules.ts';
@@ -16,27 +16,33 @@ import type { GateKey } from '../../runtime/merchant/gate.ts';
 import { keyedId, randomId } from '../../runtime/merchant/secrets.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { admitKey, offeredKeyHash } from '../http/admission.ts';
+import { admit, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { isPlainObject, jsonBody } from '../http/body.ts';
-import { sendJson } from '../http/reply.ts';
+import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { validateRefund, type RefundInput } from './refund-input.ts';
 
 const REFUNDABLE = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 const REFUND_ID = /^re_[a-z2-7]{1,64}$/;
 
-function optionalKey(req: FastifyRequest): string | null {
-  const v = req.headers['idempotency-key'];
-  if (v === undefined || v === '') return null;
-  if (typeof v !== 'string' || v.length > 255) throw new AppError('bad_request', 'Idempotency-Key must be one string of at most 255 characters.');
-  return v;
+const CREATE_ROUTE = 'POST /api/v1/refunds';
+
+/** The body as the key compares it: amount and amount_nanm both as nANM, an absent field as null. */
+function normalised(input: RefundInput): unknown {
+  return { payment_intent: input.paymentIntent, amount: input.amount === null ? null : input.amount.toString(), reason: input.reason };
 }
 
 export default async function refunds(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
   const d = opts.deps;
   const now = d.now ?? Date.now;
 
-  async function admit(req: FastifyRequest, reply: Parameters<typeof admitKey>[0]): Promise<GateKey> {
-    return admitKey(reply, await d.gate.pass({ ip: req.ip, keyHash: offeredKeyHash(req, d.pepper) }));
+  const keyed = [ipLimit, ...secretKey(d.pepper)];
+  // The key is optional on refunds; with one, a different normalised body is 409 and a finished
+  // refund replays its first response (spec "Errors": idempotency_key_reused), as on intents.
+  const createSteps = [...keyed, idempotencyHeader(false), body((req) => validateRefund(jsonBody(req))), idempotencyClaim<RefundInput>(CREATE_ROUTE, normalised)];
+
+  async function admitKey(req: FastifyRequest, reply: FastifyReply): Promise<GateKey | FastifyReply> {
+    const a = await admit(d.gate, req, reply, keyed);
+    return a.admitted ? a.key! : refuse(reply, a);
   }
 
   /** Refund id and reference: derived from the Idempotency-Key when there is one, so a retry names the same refund. */
@@ -84,17 +90,32 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
   }
 
   app.post('/api/v1/refunds', async (req, reply) => {
-    const key = await admit(req, reply);
+    const a = await admit<RefundInput>(d.gate, req, reply, createSteps);
+    if (!a.admitted) return refuse(reply, a);
+    const key = a.key!;
+    const claim = a.claim;
+    try {
+      const res = await createRefund(key, a.body, claim?.key ?? null);
+      const text = JSON.stringify(res.body);
+      if (claim) await d.idempotency.done(key.merchant, key.mode, claim.key, res.status, { 'content-type': JSON_TYPE }, text);
+      return reply.code(res.status).type(JSON_TYPE).send(text);
+    } catch (err) {
+      // A refusal or a failure leaves nothing behind: a retry with the key runs afresh.
+      if (claim) await d.idempotency.release(key.merchant, key.mode, claim.key).catch(() => undefined);
+      throw err;
+    }
+  });
+
+  async function createRefund(key: GateKey, input: RefundInput, idem: string | null): Promise<{ status: number; body: unknown }> {
     // Spec Operations 3 and Authentication 7: refunds move real funds; test keys never do.
     if (key.mode !== 'live') throw new AppError('forbidden', 'Refunds work in live mode only.');
-    const idem = optionalKey(req);
-    const input = validateRefund(jsonBody(req));
     const intent = await d.refunds.own('payment_intent', input.paymentIntent, key.merchant, key.mode);
     if (!intent) throw new AppError('not_found', 'No such payment intent.');
     const ctx = intent.snapshot.context as PaymentIntentContext;
     const ids = identity(key, idem);
+    // The key's record expires after 24 hours; the refund it named does not.
     const existing = idem === null ? null : await d.refunds.own('refund', ids.id, key.merchant, key.mode);
-    if (existing) return sendExisting(reply, existing, input);
+    if (existing) return { status: 200, body: sameRefund(existing, input) };
     if (!REFUNDABLE.has(intent.state) || !ctx.tx) throw new AppError('not_refundable');
     const remaining = refundRemaining(ctx);
     const amount = input.amount ?? remaining;
@@ -109,17 +130,16 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
     // The reservation already queued this create in the outbox; applying it here too (same event
     // id, deduped) makes the refund readable in this response.
     const made = await d.host.apply({ kind: 'refund', id: ids.id, merchant: key.merchant, mode: key.mode }, create);
-    sendJson(reply, r.outcome === 'applied' ? 201 : 200, refundResource(made.snapshot.context as RefundContext, made.status as RefundStatus));
-    return reply;
-  });
+    return { status: r.outcome === 'applied' ? 201 : 200, body: refundResource(made.snapshot.context as RefundContext, made.status as RefundStatus) };
+  }
 
-  function sendExisting(reply: Parameters<typeof sendJson>[0], existing: { state: string; snapshot: { context: unknown } }, input: RefundInput) {
+  /** The refund this key made before its record expired, if the request matches what it recorded. */
+  function sameRefund(existing: { state: string; snapshot: { context: unknown } }, input: RefundInput) {
     const c = existing.snapshot.context as RefundContext;
-    if (c.payment_intent !== input.paymentIntent || (input.amount !== null && BigInt(c.amount) !== input.amount)) {
+    if (c.payment_intent !== input.paymentIntent || (input.amount !== null && BigInt(c.amount) !== input.amount) || c.reason !== input.reason) {
       throw new AppError('idempotency_key_reused');
     }
-    sendJson(reply, 200, refundResource(c, existing.state as RefundStatus));
-    return reply;
+    return refundResource(c, existing.state as RefundStatus);
   }
 
   async function ownRefund(req: FastifyRequest<{ Params: { id: string } }>, key: GateKey) {
@@ -129,14 +149,16 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
   }
 
   app.get<{ Params: { id: string } }>('/api/v1/refunds/:id', async (req, reply) => {
-    const key = await admit(req, reply);
+    const key = await admitKey(req, reply);
+    if (!('merchant' in key)) return key;
     const r = await ownRefund(req, key);
     sendJson(reply, 200, refundResource(r.snapshot.context as RefundContext, r.state as RefundStatus));
     return reply;
   });
 
   app.post<{ Params: { id: string } }>('/api/v1/refunds/:id/submit', async (req, reply) => {
-    const key = await admit(req, reply);
+    const key = await admitKey(req, reply);
+    if (!('merchant' in key)) return key;
     const r = await ownRefund(req, key);
     const c = r.snapshot.context as RefundContext;
     const body = jsonBody(req);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PAYMENT_INTENT_STATUSES, type PaymentIntentStatus } from '../../machines/payment-intent/view.ts';
-import { api } from './registry.ts';
+import { api, chars } from './registry.ts';
 
 export const LIMITS = {
   merchant_order_id: 120,
@@ -25,7 +25,7 @@ const dateTime = z.iso.datetime().nullable();
 export const statusEnum = z.enum(PAYMENT_INTENT_STATUSES as [PaymentIntentStatus, ...PaymentIntentStatus[]]);
 export const modeEnum = z.enum(['live', 'test']);
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
-const httpUrl = z.string().max(LIMITS.url).regex(/^https?:\/\//i).meta({ description: 'Absolute http(s) URL.', format: 'uri' });
+const httpUrl = chars(LIMITS.url).regex(/^https?:\/\//i).meta({ description: 'Absolute http(s) URL.', format: 'uri' });
 
 export const CreatePaymentIntentRequest = z
   .strictObject({
@@ -34,10 +34,10 @@ export const CreatePaymentIntentRequest = z
     }),
     amount_nanm: nanmString.optional().meta({ description: 'Exact nANM; only with currency ANM. Exactly one of amount / amount_nanm.' }),
     currency: z.string().optional().meta({ description: '`ANM` (default) or a fiat code with a configured rate source.' }),
-    merchant_order_id: z.string().min(1).max(LIMITS.merchant_order_id).nullable().optional().meta({
+    merchant_order_id: chars(LIMITS.merchant_order_id, 1).nullable().optional().meta({
       description: 'Unique per merchant and mode: a second create for the same order returns the existing intent.',
     }),
-    description: z.string().max(LIMITS.description).nullable().optional(),
+    description: chars(LIMITS.description).nullable().optional(),
     metadata: z.record(z.string(), z.unknown()).optional().meta({ description: 'JSON object, at most 4096 bytes serialized.' }),
     success_url: httpUrl.nullable().optional(),
     cancel_url: httpUrl.nullable().optional(),
@@ -89,7 +89,7 @@ export const ListPaymentIntentsQuery = z.strictObject({
   limit: intString(1, LIMITS.listMax).optional(),
   status: z.string().optional().meta({ description: 'One of the 11 states; anything else is 400 invalid_status.' }),
   starting_after: z.string().optional().meta({ description: 'Intent id cursor: the page starts after it.' }),
-  merchant_order_id: z.string().max(LIMITS.merchant_order_id).optional(),
+  merchant_order_id: chars(LIMITS.merchant_order_id).optional(),
 });
 
 export const IntentIdParams = z.strictObject({ id: z.string() });

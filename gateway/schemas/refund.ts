@@ -1,6 +1,6 @@
 /** Refund shapes of the HTTP interface (spec "CreateRefundRequest", "Refund"). */
 import { z } from 'zod';
-import { api } from './registry.ts';
+import { api, chars } from './registry.ts';
 
 const nanm = z.string().regex(/^[0-9]+$/);
 const dateTime = z.iso.datetime().nullable();
@@ -10,7 +10,7 @@ export const CreateRefundRequest = z
     payment_intent: z.string().meta({ description: 'pay_ id; must be PAID or PARTIALLY_REFUNDED.' }),
     amount: z.string().optional().meta({ description: 'Decimal ANM, at most 9 decimals.' }),
     amount_nanm: nanm.optional(),
-    reason: z.string().max(300).optional(),
+    reason: chars(300).optional(),
   })
   .register(api, { id: 'CreateRefundRequest' });
 

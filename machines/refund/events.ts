@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codePoints } from '../kit/text.ts';
 import { depthFields, positionField, reorgFields } from '../chain/signal-fields.ts';
 
 /**
@@ -21,7 +22,8 @@ export const refundCreate = z.object({
   merchant_id: z.string().min(1),
   mode: z.enum(['live', 'test']),
   amount: positive,
-  reason: z.string().max(300).nullable().default(null),
+  // 300 characters as the spec counts them (code points), not UTF-16 units.
+  reason: z.string().refine((s) => codePoints(s) <= 300).nullable().default(null),
   chain_id: z.number().int(),
   /** The merchant's payout address: the refund is signed from there. */
   from: z.string().min(1),

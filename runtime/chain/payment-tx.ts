@@ -4,6 +4,7 @@
  * intent's reference; DESIGN §3) and a refund from its `unsigned_transfer` (DESIGN §4).
  * No I/O: the CLI and tests feed in the documents and the node's nonce.
  */
+import { TerminalError } from '../errors.ts';
 import { z } from 'zod';
 import { TxError, decodeSignedTxBytes, type Transaction, type TxOutput } from '../../machines/chain/index.ts';
 import { hexToBytes } from '@noble/hashes/utils.js';
@@ -38,15 +39,7 @@ export const unsignedTransferSchema = z.object({
 });
 export type UnsignedTransfer = z.infer<typeof unsignedTransferSchema>;
 
-export class PaymentBuildError extends Error {
-  override readonly name = 'PaymentBuildError';
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class PaymentBuildError extends TerminalError {}
 
 /**
  * Outputs of a payment. With `total` the amount sent is `total` instead of merchant_amount +

@@ -4,6 +4,7 @@
  * the schemas of rpc-types.ts (decimal strings become bigint); node errors are thrown as
  * RpcError with the node's code and data.reason, transport failures as RpcTransportError.
  */
+import { RuntimeError } from '../errors.ts';
 import { z } from 'zod';
 import { RpcError } from './rpc-errors.ts';
 import { fetchTransport, httpTransport, type RpcTransport } from './rpc-transport.ts';
@@ -32,14 +33,14 @@ import {
   type TxLookup,
 } from './rpc-types.ts';
 
-export class RpcTransportError extends Error {
-  override readonly name = 'RpcTransportError';
+/** The node could not be reached or answered garbage: worth a retry. */
+export class RpcTransportError extends RuntimeError {
   constructor(
     readonly url: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('rpc_transport', message, options);
   }
 }
 

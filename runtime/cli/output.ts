@@ -5,20 +5,20 @@
  * become `{"error":{"code","message"}}` on stdout with `--json` (text on stderr without) and
  * a non-zero exit: 2 for usage errors, 1 for everything else.
  */
+import { TerminalError } from '../errors.ts';
 import { AddressError, TxError } from '../../machines/chain/index.ts';
 import { WalletFileError } from '../chain/codec/keys.ts';
 import { RpcError } from '../chain/rpc-errors.ts';
 import { RpcTransportError } from '../chain/rpc-client.ts';
 import { PaymentBuildError } from '../chain/payment-tx.ts';
 
-export class CliError extends Error {
-  override readonly name = 'CliError';
+export class CliError extends TerminalError {
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
     readonly exitCode = 1,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

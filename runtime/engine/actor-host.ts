@@ -3,6 +3,7 @@ import { create, step, type PersistedSnapshot, type Accepted } from '../../machi
 import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
+import { ensureError } from '../errors.ts';
 import { isRetryable, MalformedEventError, redeliveryDelayMs, UnknownActorError, VersionConflictError } from './errors.ts';
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
@@ -21,7 +22,7 @@ export interface ActorHostDeps {
   /** Called after every commit that wrote outbox rows, so the relay need not wait for its poll. */
   onOutbox?: () => void;
   /** An event dropped for good (malformed, or still failing after every retry). */
-  onPoison?: (envelope: ActorEnvelope, err: unknown) => void;
+  onPoison?: (envelope: ActorEnvelope, err: Error) => void;
   /** Actors whose last seen row is kept for the optimistic path (0 turns it off). */
   cacheSize?: number;
 }
@@ -262,7 +263,8 @@ export class ActorHost {
         try {
           await this.applyInOrder(env.target, env.event);
           msg.ack();
-        } catch (err) {
+        } catch (thrown) {
+          const err = ensureError(thrown);
           const delay = isRetryable(err) ? redeliveryDelayMs(msg.deliveries) : null;
           if (delay !== null) msg.nak(delay);
           else {

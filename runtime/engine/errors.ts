@@ -1,50 +1,33 @@
-/** Typed engine errors. Retryable ones are worth a redelivery; terminal ones are not. */
-export class EngineError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable: boolean,
-    readonly details?: unknown,
-  ) {
-    super(message);
-    this.name = 'EngineError';
-  }
-}
+/** Engine errors: terminal ones are parked, the rest redelivered (runtime/errors.ts). */
+import { RuntimeError, TerminalError } from '../errors.ts';
+
+export { isRetryable } from '../errors.ts';
 
 /** The event failed its schema: rejected before any transaction starts. */
-export class MalformedEventError extends EngineError {
+export class MalformedEventError extends TerminalError {
   constructor(details: unknown) {
-    super('malformed_event', 'event does not match its schema', false, details);
-    this.name = 'MalformedEventError';
+    super('malformed_event', 'event does not match its schema', { details });
   }
 }
 
 /** Retryable: over the bus, an event can overtake the create that it follows. */
-export class UnknownActorError extends EngineError {
+export class UnknownActorError extends RuntimeError {
   constructor(id: string) {
-    super('unknown_actor', `no actor ${id}`, true);
-    this.name = 'UnknownActorError';
+    super('unknown_actor', `no actor ${id}`);
   }
 }
 
-export class UnknownKindError extends EngineError {
+export class UnknownKindError extends TerminalError {
   constructor(kind: string) {
-    super('unknown_kind', `no machine registered for kind ${kind}`, false);
-    this.name = 'UnknownKindError';
+    super('unknown_kind', `no machine registered for kind ${kind}`);
   }
 }
 
 /** Someone else wrote the row between our read and write; the event can simply be retried. */
-export class VersionConflictError extends EngineError {
+export class VersionConflictError extends RuntimeError {
   constructor(id: string) {
-    super('version_conflict', `actor ${id} changed underneath`, true);
-    this.name = 'VersionConflictError';
+    super('version_conflict', `actor ${id} changed underneath`);
   }
-}
-
-/** Worth another delivery unless the error says it is terminal (`retryable: false`). */
-export function isRetryable(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'retryable' in err ? Boolean(err.retryable) : true;
 }
 
 /**

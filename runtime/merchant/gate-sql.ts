@@ -6,7 +6,7 @@
  * operations and contested claims go through the PL/pgSQL functions, one request each.
  */
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
-import type { ClaimOutcome } from './gate.ts';
+import type { ClaimOutcome } from './gate-types.ts';
 import type { LeaseReply } from './leases.ts';
 import type { Mode } from './secrets.ts';
 

@@ -5,62 +5,14 @@
  * most one round trip per request; none for a keyless request served from the IP lease.
  */
 import type { Db } from '../../storage/db.ts';
-import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import { Batcher } from './batcher.ts';
 import { CLAIM_MANY_SQL, CLAIM_SQL, claimManyParams, claimOf, GATE_LEASE_SQL, LOOKUP_MANY_SQL, numbered, reply, SETTLE_SQL, type ClaimItem, type ClaimRow, type GateRow, type NumberedRow } from './gate-sql.ts';
-import { LeaseBook, type BucketLimits, type BucketView, type LeaseOptions, type LeaseRequest } from './leases.ts';
-import type { Mode } from './secrets.ts';
+import { LeaseBook, type BucketView, type LeaseOptions, type LeaseRequest } from './leases.ts';
+import type { GateInput, GateKey, GateLimits, GateResult } from './gate-types.ts';
 
 export type { BucketLimits } from './leases.ts';
+export type { Bucket, ClaimOutcome, GateInput, GateKey, GateLimits, GateResult } from './gate-types.ts';
 export { IdempotencyRecords } from './idempotency-records.ts';
-
-export interface GateLimits {
-  ip: BucketLimits;
-  key: BucketLimits;
-  /** An in-flight Idempotency-Key older than this is taken over by a retry. */
-  takeoverAfterMs: number;
-}
-
-export interface Bucket {
-  ok: boolean;
-  /** What the client may still spend on this dimension (X-RateLimit-Remaining, floored). */
-  tokens: number;
-  limits: BucketLimits;
-}
-
-export interface GateKey {
-  id: string;
-  merchant: string;
-  mode: Mode;
-  merchantStatus: 'active' | 'suspended';
-  successUrl: string | null;
-  cancelUrl: string | null;
-  payoutAddress: string | null;
-}
-
-export type ClaimOutcome =
-  | { outcome: 'claimed'; intentId: string | null }
-  | { outcome: 'reused' }
-  | { outcome: 'in_flight' }
-  | { outcome: 'replay'; status: number; headers: Record<string, string>; body: Buffer };
-
-export interface GateInput {
-  ip: string;
-  /** Keyed hash of a well-formed secret key, or null when none was offered. */
-  keyHash: string | null;
-  /** `newIntentId` null: the caller derives the id itself (merchant_order_id, ADR 0006). */
-  claim?: { key: string; requestHash: string; newIntentId: string | null };
-  readId?: string;
-}
-
-export interface GateResult {
-  ip: Bucket;
-  /** The key when it exists, is secret and unrevoked; its merchant may be suspended. */
-  key: GateKey | null;
-  keyBucket: Bucket | null;
-  claim: ClaimOutcome | null;
-  read: { state: string; snapshot: PersistedSnapshot } | null;
-}
 
 /** Keyed hashes of keys seen lately → key id (never changes for a hash): the key's bucket is known before the round trip. */
 const KEY_IDS_MAX = 10_000;

@@ -2,6 +2,7 @@
  * Reads of payment-intent actors for the merchant API: snapshots as the engine stored them,
  * scoped to merchant and mode (spec rule 9). Nothing here writes domain state.
  */
+import { TerminalError } from '../errors.ts';
 import type { Db, SqlParam } from '../../storage/db.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Mode } from './secrets.ts';
@@ -24,10 +25,9 @@ export interface ListQuery {
   startingAfter?: string | undefined;
 }
 
-export class CursorNotFound extends Error {
+export class CursorNotFound extends TerminalError {
   constructor() {
-    super('starting_after names no intent of this merchant and mode');
-    this.name = 'CursorNotFound';
+    super('cursor_not_found', 'starting_after names no intent of this merchant and mode');
   }
 }
 

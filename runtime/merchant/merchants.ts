@@ -6,6 +6,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Db, Queryable } from '../../storage/db.ts';
 import { generateWallet } from '../chain/codec/keys.ts';
 import { normalizeOrigin } from './origins.ts';
+import { TerminalError } from '../errors.ts';
 import {
   displayPrefix,
   generateApiKey,
@@ -43,17 +44,15 @@ export interface CreatedKey {
   prefix: string;
 }
 
-export class MerchantNotFound extends Error {
+export class MerchantNotFound extends TerminalError {
   constructor(id: string) {
-    super(`no merchant ${id}`);
-    this.name = 'MerchantNotFound';
+    super('not_found', `no merchant ${id}`);
   }
 }
 
-export class MerchantConflict extends Error {
+export class MerchantConflict extends TerminalError {
   constructor(message: string) {
-    super(message);
-    this.name = 'MerchantConflict';
+    super('conflict', message);
   }
 }
 

@@ -3,11 +3,11 @@
  * (`scheme://host[:port]`, no path) because they are written into a
  * `Content-Security-Policy: frame-ancestors` header and compared with `postMessage` origins.
  */
+import { TerminalError } from '../errors.ts';
 
-export class InvalidOrigin extends Error {
+export class InvalidOrigin extends TerminalError {
   constructor(value: string) {
-    super(`not an http(s) origin: ${JSON.stringify(value)}`);
-    this.name = 'InvalidOrigin';
+    super('invalid_origin', `not an http(s) origin: ${JSON.stringify(value)}`);
   }
 }
 

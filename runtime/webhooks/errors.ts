@@ -2,6 +2,7 @@
  * Errors of the webhook management operations, with the HTTP status and spec error code the
  * gateway answers with. Delivery failures are not errors: they are attempt rows.
  */
+import { TerminalError } from '../errors.ts';
 export type WebhookErrorCode = 'invalid_body' | 'invalid_url' | 'url_not_allowed' | 'url_unresolvable' | 'not_found' | 'endpoint_disabled';
 
 const STATUS: Record<WebhookErrorCode, number> = {
@@ -13,14 +14,13 @@ const STATUS: Record<WebhookErrorCode, number> = {
   endpoint_disabled: 409,
 };
 
-export class WebhookError extends Error {
+export class WebhookError extends TerminalError {
   readonly status: number;
   constructor(
-    readonly code: WebhookErrorCode,
+    override readonly code: WebhookErrorCode,
     message: string,
   ) {
-    super(message);
-    this.name = 'WebhookError';
+    super(code, message);
     this.status = STATUS[code];
   }
 }

@@ -1,83 +1,57 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { WebhookError } from './errors.ts';
 
 /**
  * Webhook URL rules (DESIGN.md §4): http(s) only, and no target inside private, loopback,
  * link-local, unique-local, shared, multicast, reserved or cloud-metadata address space,
- * unless ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 (development). Checked when the URL is set and
+ * judged by ipaddr.js's special-purpose ranges: only its `unicast` class passes, after the
+ * IPv4 address inside every embedding form (mapped, translated, compatible, NAT64, 6to4) has
+ * been unwrapped and judged the same way; local-use NAT64, Teredo and the other IETF blocks
+ * are refused whole, unless ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 (development). Checked when the URL is set and
  * again on every connection (the guarded lookup), so DNS that later points a public name at
  * an internal address (rebinding) is refused too.
  */
 
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // shared address space (CGNAT)
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, includes 169.254.169.254 (cloud metadata)
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments (includes 192.0.0.192 Oracle metadata)
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, includes 255.255.255.255
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['100::', 64], // discard
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local, includes fd00:ec2::254 (AWS metadata over IPv6)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv6');
-}
+// Embedding forms judged by the IPv4 address they carry; anything else must be global unicast.
+const V6 = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr);
+const EMBEDS_V4: ReadonlyArray<{ net: [ipaddr.IPv6, number]; name: string; v4: (p: number[]) => [number, number] }> = [
+  { net: V6('::ffff:0:0/96'), name: 'IPv4-mapped', v4: (p) => [p[6]!, p[7]!] },
+  { net: V6('::ffff:0:0:0/96'), name: 'IPv4-translated', v4: (p) => [p[6]!, p[7]!] },
+  { net: V6('64:ff9b::/96'), name: 'NAT64', v4: (p) => [p[6]!, p[7]!] },
+  { net: V6('2002::/16'), name: '6to4', v4: (p) => [p[1]!, p[2]!] },
+  // IPv4-compatible (deprecated): every address but :: and ::1, which are judged as IPv6.
+  { net: V6('::/96'), name: 'IPv4-compatible', v4: (p) => [p[6]!, p[7]!] },
+];
+// Blocks ipaddr.js (2.5) still classes as unicast: the dummy prefix (RFC 9780).
+const EXTRA_V6: ReadonlyArray<[ipaddr.IPv6, number]> = [V6('100:0:0:1::/64')];
+// IPv6 global unicast is 2000::/3; the rest of the space is unassigned or special.
+const GLOBAL_UNICAST = V6('2000::/3');
 
-/** IPv4 embedded in NAT64 (64:ff9b::/96) or 6to4 (2002::/16) addresses, checked as IPv4. */
-function embeddedIpv4(ip: string): string | null {
-  const lower = ip.toLowerCase();
-  const groups = expandIpv6(lower);
-  if (!groups) return null;
-  const toV4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return toV4(groups[6]!, groups[7]!);
-  if (groups[0] === 0x2002) return toV4(groups[1]!, groups[2]!);
-  return null;
-}
-
-function expandIpv6(ip: string): number[] | null {
-  let s = ip;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
-  if (v4) {
-    const p = v4[1]!.split('.').map(Number);
-    s = s.slice(0, -v4[1]!.length) + `${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
-  }
-  const [head, tail] = s.split('::') as [string, string | undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const missing = 8 - h.length - t.length;
-  if (missing < 0 || (tail === undefined && missing !== 0)) return null;
-  const all = [...h, ...Array<string>(missing).fill('0'), ...t].map((g) => parseInt(g || '0', 16));
-  return all.length === 8 && all.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) ? all : null;
+function v4Reason(v4: ipaddr.IPv4, shown: string): string | null {
+  const range = v4.range();
+  return range === 'unicast' ? null : `${shown} is a ${range} address`;
 }
 
 /** Why this address may not receive webhooks, or null when it is a public unicast address. */
 export function blockedReason(ip: string): string | null {
   const family = isIP(ip);
   if (family === 0) return `not an IP address: ${ip}`;
-  if (family === 4) return blocked.check(ip, 'ipv4') ? `${ip} is a private, loopback, link-local or reserved address` : null;
-  if (blocked.check(ip, 'ipv6')) return `${ip} is a private, loopback, link-local or reserved address`;
-  const v4 = embeddedIpv4(ip);
-  if (v4 && blocked.check(v4, 'ipv4')) return `${ip} embeds ${v4}, a private or reserved address`;
+  const addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv4') return v4Reason(addr as ipaddr.IPv4, ip);
+  const v6 = addr as ipaddr.IPv6;
+  const range = v6.range();
+  if (range === 'loopback' || range === 'unspecified') return `${ip} is a ${range} address`;
+  for (const e of EMBEDS_V4) {
+    if (!v6.match(e.net)) continue;
+    const [hi, lo] = e.v4(v6.parts);
+    const v4 = new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+    const why = v4Reason(v4, v4.toString());
+    return why && `${ip} embeds ${v4.toString()} (${e.name}): ${why}`;
+  }
+  if (range !== 'unicast') return `${ip} is in a special-purpose block (${range})`;
+  if (EXTRA_V6.some((net) => v6.match(net)) || !v6.match(GLOBAL_UNICAST)) return `${ip} is outside global unicast space`;
   return null;
 }
 

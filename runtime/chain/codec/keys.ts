@@ -2,6 +2,7 @@
  * Key generation, hedged signing and wallet files. The randomness lives here, not in
  * machines/: key seeds and signing entropy come from crypto.getRandomValues.
  */
+import { TerminalError } from '../../errors.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
@@ -64,8 +65,10 @@ export function walletToFile(w: Wallet): WalletFile {
   return { address: w.address, network: w.network, public_key: bytesToHex(w.publicKey), secret_key: bytesToHex(w.secretKey) };
 }
 
-export class WalletFileError extends Error {
-  override readonly name = 'WalletFileError';
+export class WalletFileError extends TerminalError {
+  constructor(message: string) {
+    super('wallet_file', message);
+  }
 }
 
 /** Parses and cross-checks a wallet file: secret key → public key → address for the network. */

@@ -2,6 +2,7 @@ import type { Bus, Subscription } from '../../bus/types.ts';
 import type { ActorHost } from '../../engine/actor-host.ts';
 import type { ActorEnvelope } from '../../engine/actor-types.ts';
 import { isRetryable, redeliveryDelayMs } from '../../engine/errors.ts';
+import { ensureError } from '../../errors.ts';
 import { signalEnvelopes } from './signals.ts';
 
 /**
@@ -10,7 +11,7 @@ import { signalEnvelopes } from './signals.ts';
  * on a retryable failure. A redelivered signal re-applies events that already committed;
  * actors drop those by event id.
  */
-export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concurrency?: number; ackWaitMs?: number; onPoison?: (env: ActorEnvelope, err: unknown) => void } = {}): Promise<Subscription> {
+export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concurrency?: number; ackWaitMs?: number; onPoison?: (env: ActorEnvelope, err: Error) => void } = {}): Promise<Subscription> {
   return bus.consume({
     durable: 'chain-router',
     subject: 'chain.>',
@@ -20,13 +21,13 @@ export async function startChainRouter(bus: Bus, host: ActorHost, opts: { concur
       let envelopes: ActorEnvelope[];
       try {
         envelopes = signalEnvelopes(msg.subject, msg.data);
-      } catch (err) {
-        opts.onPoison?.(msg.data as ActorEnvelope, err);
+      } catch (thrown) {
+        opts.onPoison?.(msg.data as ActorEnvelope, ensureError(thrown));
         msg.ack();
         return;
       }
       const results = await Promise.allSettled(envelopes.map((env) => host.applyInOrder(env.target, env.event)));
-      const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ env: envelopes[i]!, err: r.reason as unknown }] : []));
+      const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ env: envelopes[i]!, err: ensureError(r.reason) }] : []));
       // One retryable failure sends the whole signal back; the ones that committed are dedupes then.
       const delay = failed.some((f) => isRetryable(f.err)) ? redeliveryDelayMs(msg.deliveries) : null;
       if (delay !== null) {

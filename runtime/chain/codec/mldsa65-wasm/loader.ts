@@ -4,6 +4,7 @@
  * runtime/chain/codec/verify.ts (which falls back to noble when this throws) and by tests and
  * benchmarks that compare it with noble. See docs/adr/0003-ml-dsa-backend.md.
  */
+import { TerminalError } from '../../../errors.ts';
 import { createHash } from 'node:crypto';
 import {
   ML_DSA65_PUBLIC_KEY_LENGTH,
@@ -31,8 +32,10 @@ interface ModuleExports {
   ) => number;
 }
 
-export class WasmVerifierError extends Error {
-  override readonly name = 'WasmVerifierError';
+export class WasmVerifierError extends TerminalError {
+  constructor(message: string) {
+    super('wasm_verifier', message);
+  }
 }
 
 function instantiate(bytes: Uint8Array<ArrayBuffer>): ModuleExports {
