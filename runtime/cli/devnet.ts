@@ -8,13 +8,14 @@ import { configSchema } from '../config.ts';
 import { startDevnetServer } from '../chain/devnet/server.ts';
 import { intArg, list, networkOpt, parse, positionals, str, usageError } from './args.ts';
 import { rpcFor } from './env.ts';
+import { groupUsage, usageOf } from './help.ts';
 import { runCommand, toJson, type CommandResult } from './output.ts';
 
 const USAGE = {
-  mine: 'anmpay devnet mine <n> [--network test|live] [--json]',
-  reorg: 'anmpay devnet reorg <depth> [--drop <tx_hash>]... [--network test|live] [--json]',
-  status: 'anmpay devnet status [--network test|live] [--json]',
-  serve: 'anmpay devnet serve [--port <port>] [--host <host>] [--block-ms <ms>] [--data <dir>] [--json]',
+  mine: usageOf('devnet', 'mine'),
+  reorg: usageOf('devnet', 'reorg'),
+  status: usageOf('devnet', 'status'),
+  serve: usageOf('devnet', 'serve'),
 };
 const NET = { network: { type: 'string' } } as const;
 
@@ -57,7 +58,7 @@ async function run(argv: string[]): Promise<CommandResult | undefined> {
     case 'serve':
       return serve(rest);
     default:
-      throw usageError(`unknown devnet command ${JSON.stringify(sub ?? '')}`, Object.values(USAGE).join(' | '));
+      throw usageError(`unknown devnet command ${JSON.stringify(sub ?? '')}`, groupUsage('devnet'));
   }
 }
 

@@ -15,6 +15,7 @@ import { signingBytes } from '../../machines/chain/index.ts';
 import { readWalletFile } from '../../runtime/chain/codec/keys.ts';
 import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { renderGroupHelp, renderHelp } from '../../runtime/cli/help.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -154,12 +155,38 @@ describe('anmpay chain CLI (child processes)', () => {
     expect(await rpc.getBalance(merchant.address)).toBe(1_470_000_000n);
   });
 
-  it('wallet pay from an empty wallet is submitted and gets a failed receipt', async () => {
+  it('wallet pay checks the balance first: short, it sends nothing and says how much is missing; --force sends and gets a failed receipt', async () => {
     const broke = await ok(['wallet', 'create']);
-    const paid = await ok(['wallet', 'pay', 'pi_exact', '--wallet', broke.wallet as string]);
+    await ok(['wallet', 'fund', broke.address as string, '1000']);
+    const refused = await cli(['wallet', 'pay', 'pi_exact', '--wallet', broke.wallet as string]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`error (insufficient_balance): wallet ${broke.address as string} holds 0.000001 ANM (1000 nANM) but this payment needs`);
+    expect(refused.stderr).toContain(`anmpay wallet fund ${broke.address as string} `);
+    expect(await rpc.getNonce(broke.address as string, 'pending')).toBe(0n);
+    expect((await rpc.pendingTransactions()).filter((t) => t.from === broke.address)).toEqual([]);
+    const paid = await ok(['wallet', 'pay', 'pi_exact', '--wallet', broke.wallet as string, '--force']);
     await ok(['devnet', 'mine', '1']);
     expect(await rpc.getTransactionReceipt(paid.tx_hash as string)).toMatchObject({ status: 'failed', error: 'insufficient_balance' });
-  });
+  }, 180_000);
+
+  it('--json and --help anywhere on the line; ANMPAY_DEVNET_URL ending in /test is not doubled', async () => {
+    const head = (await rpc.blockNumber()).toString();
+    for (const args of [['--json', 'devnet', 'status'], ['devnet', '--json', 'status']]) {
+      const r = await cli(args, { ANMPAY_DEVNET_URL: `${devnet.url}/test` });
+      expect([r.code, String((r.json.head as { height: number } | undefined)?.height)], args.join(' ')).toEqual([0, head]);
+    }
+    const helps: Array<[string[], string]> = [
+      [['--help'], renderHelp()],
+      [['wallet', 'pay', '--json', '--help'], renderGroupHelp('wallet')],
+      [['help', 'devnet'], renderGroupHelp('devnet')],
+    ];
+    for (const [args, text] of helps) {
+      const r = await cli(args);
+      expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([0, '', text]);
+    }
+    const unknown = await cli(['nosuch', '--json']);
+    expect([unknown.code, unknown.json.error?.code]).toEqual([2, 'usage']);
+  }, 180_000);
 
   it('refund sign signs the unsigned transfer with the payout wallet and submits it', async () => {
     const m = await readWalletFile(merchant.wallet);
@@ -259,7 +286,7 @@ describe('anmpay chain CLI (child processes)', () => {
     const exited = new Promise<number | null>((r) => again.child.on('exit', r));
     again.child.kill('SIGTERM');
     expect(await exited).toBe(0);
-  });
+  }, 180_000);
 });
 
 /** Starts `anmpay devnet serve --port 0 --block-ms 0 --json <extra>` and waits for its ready line. */
