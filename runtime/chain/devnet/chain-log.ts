@@ -58,13 +58,19 @@ export class ChainLog {
 
   /**
    * Appends one record. Every record reaches the kernel before the call returns (a killed
-   * process loses nothing); `durable` ones are also fsync'd, so a power cut loses at most the
-   * mempool admissions since the last block.
+   * process loses nothing); `durable` ones are also fsync'd. Blocks are fsync'd by the caller
+   * once per mining call (`sync`), so a power cut loses at most the mempool admissions since
+   * the last block.
    */
   append(record: ChainRecord, durable: boolean): void {
     if (this.fd === undefined) throw new ChainLogError(`${this.file} is closed`);
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
     if (durable) fsyncSync(this.fd);
+  }
+
+  /** Flushes everything appended so far to disk. */
+  sync(): void {
+    if (this.fd !== undefined) fsyncSync(this.fd);
   }
 
   close(): void {
