@@ -12,6 +12,7 @@ import { RpcError } from '../rpc-errors.ts';
 import { U64_MAX, type HeadRef, type NonceTag, type ReorgResult } from '../rpc-types.ts';
 import { ZERO_HASH, makeBlock, type Block, type BlockTx, type PoolTx } from './block.ts';
 import { ChainLog, ChainLogError, type ChainRecord } from './chain-log.ts';
+import { Ledger } from './ledger.ts';
 import { Mempool } from './mempool.ts';
 
 export interface DevnetOptions {
@@ -43,8 +44,7 @@ export class DevnetNode {
   readonly minFee: bigint;
   private readonly now: () => number;
   private readonly blocks: Block[] = [];
-  private readonly balances = new Map<string, bigint>();
-  private readonly nonces = new Map<string, bigint>();
+  private readonly ledger = new Ledger();
   private readonly mempool = new Mempool();
   private readonly included = new Map<string, TxLocation>();
   private serial = 0;
@@ -96,7 +96,7 @@ export class DevnetNode {
   }
 
   balanceOf(address: string): bigint {
-    return this.balances.get(this.checkAddress(address)) ?? 0n;
+    return this.ledger.balance(this.checkAddress(address));
   }
 
   /** `latest`: transactions included so far; `pending`: the next nonce to sign with (counts the sender's gap-free pending ones). */
@@ -195,9 +195,8 @@ export class DevnetNode {
   faucet(address: string, amount: bigint): bigint {
     const a = this.checkAddress(address);
     if (amount <= 0n) throw RpcError.of('invalid_params', 'bad_amount', 'faucet amount must be > 0 nANM');
-    const balance = (this.balances.get(a) ?? 0n) + amount;
-    if (balance > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
-    this.balances.set(a, balance);
+    if (this.ledger.balance(a) + amount > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
+    const balance = this.ledger.credit(a, amount);
     this.log?.append({ op: 'faucet', address: a, amount: amount.toString() }, true);
     return balance;
   }
@@ -233,7 +232,7 @@ export class DevnetNode {
   }
 
   private accountNonce(address: string): bigint {
-    return this.nonces.get(address) ?? 0n;
+    return this.ledger.nonce(address);
   }
 
   private nextNonce(address: string): bigint {
@@ -269,7 +268,7 @@ export class DevnetNode {
           continue;
         }
         this.mempool.forget(p);
-        txs.push(this.execute(p));
+        txs.push(this.ledger.execute(p));
         progressed = true;
       }
       queue = waiting;
@@ -339,7 +338,7 @@ export class DevnetNode {
             const p = this.mempool.get(h);
             if (!p) throw corrupt(i, `block takes ${h}, which is not pending`);
             this.mempool.forget(p);
-            return this.execute(p);
+            return this.ledger.execute(p);
           });
           for (const h of r.discarded) {
             const p = this.mempool.get(h);
@@ -352,7 +351,7 @@ export class DevnetNode {
           return;
         }
         case 'faucet':
-          this.balances.set(r.address, (this.balances.get(r.address) ?? 0n) + BigInt(r.amount));
+          this.ledger.credit(r.address, BigInt(r.amount));
           return;
         case 'reorg':
           this.unwind(r.depth, r.drop);
@@ -361,26 +360,11 @@ export class DevnetNode {
     });
   }
 
-  /** Failed = the sender cannot cover outputs + fee: only the nonce moves. Fees are burned. */
-  private execute(p: PoolTx): BlockTx {
-    this.nonces.set(p.from, this.accountNonce(p.from) + 1n);
-    const balance = this.balances.get(p.from) ?? 0n;
-    if (balance < p.total) return { pool: p, status: 'failed', error: 'insufficient_balance' };
-    this.balances.set(p.from, balance - p.total);
-    for (const o of p.tx.outputs) this.balances.set(o.to, (this.balances.get(o.to) ?? 0n) + o.amount);
-    return { pool: p, status: 'success', error: null };
-  }
-
-  /** Exact inverse of execute, applied last transaction first. */
+  /** Undoes a block's transactions, last first. */
   private revertBlock(b: Block): void {
     for (const t of [...b.txs].reverse()) {
-      const p = t.pool;
-      this.nonces.set(p.from, this.accountNonce(p.from) - 1n);
-      if (t.status === 'success') {
-        for (const o of p.tx.outputs) this.balances.set(o.to, (this.balances.get(o.to) ?? 0n) - o.amount);
-        this.balances.set(p.from, (this.balances.get(p.from) ?? 0n) + p.total);
-      }
-      this.included.delete(p.hash);
+      this.ledger.revert(t);
+      this.included.delete(t.pool.hash);
     }
   }
 }
