@@ -33,8 +33,9 @@ describe('anmpay help', () => {
   });
 
   it('usage errors show the same lines as the help', () => {
-    expect(usageOf('wallet', 'pay')).toBe('anmpay wallet pay <intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--force] [--network test|live] [--json]');
-    expect(groupUsage('keys').split(' | ')).toEqual([usageOf('keys', 'create'), usageOf('keys', 'revoke')]);
+    expect(usageOf('wallet', 'pay')).toBe('anmpay wallet pay <intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--force] [--network test|live] [--json | -q]');
+    expect(usageOf('devnet', 'mine')).toBe('anmpay devnet mine <n> [--network test|live] [--json]');
+    expect(groupUsage('keys')).toBe(`${usageOf('keys', 'create')} | ${usageOf('keys', 'revoke')}`);
     expect(() => usageOf('wallet', 'nosuch')).toThrow(/no help/);
   });
 });

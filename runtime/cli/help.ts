@@ -9,6 +9,8 @@ export interface CommandHelp {
   args: string;
   summary: string;
   flags?: Array<[flag: string, meaning: string]>;
+  /** What `--quiet` / `-q` prints alone, for commands whose one value a script goes on with. */
+  quiet?: string;
   example: string;
 }
 
@@ -51,6 +53,7 @@ export const HELP = {
         name: 'create',
         args: '--merchant <id> --mode test|live [--kind secret|publishable]',
         summary: 'makes a new key; prints it once',
+        quiet: 'the key',
         flags: [
           ['--merchant <id>', 'the merchant (required)'],
           ['--mode test|live', 'which mode the key works in (required)'],
@@ -121,24 +124,34 @@ export const HELP = {
         name: 'create',
         args: '[--network test|live] [--out <file>]',
         summary: 'new ML-DSA-65 key in a wallet file (mode 0600, never overwritten); prints its address',
+        quiet: 'the address',
         flags: [
           ['--network test|live', 'test (tanm1… addresses, default) or live (anm1…)'],
           ['--out <file>', 'where to write it (default $ANMPAY_DATA_DIR/wallets/<address>.json)'],
         ],
         example: 'anmpay wallet create',
       },
-      { name: 'balance', args: '<address> [--network test|live]', summary: 'balance (nANM) and nonce of an address', flags: [NETWORK], example: 'anmpay wallet balance tanm1…' },
+      {
+        name: 'balance',
+        args: '<address> [--network test|live]',
+        summary: 'balance (nANM) and nonce of an address',
+        flags: [NETWORK],
+        quiet: 'the balance in nANM',
+        example: 'anmpay wallet balance tanm1…',
+      },
       {
         name: 'fund',
         args: '<address> <nanm> [--network test|live]',
         summary: 'credits an address from the devnet faucet (1 ANM = 1000000000 nANM)',
         flags: [NETWORK],
+        quiet: 'the new balance in nANM',
         example: 'anmpay wallet fund tanm1… 10000000000',
       },
       {
         name: 'pay',
         args: '<intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--force] [--network test|live]',
         summary: 'pays an intent (merchant amount + protocol fee, with its reference) after checking the wallet holds enough',
+        quiet: 'the transaction hash',
         flags: [
           ['--wallet <file>', 'the paying wallet (required)'],
           ['--amount-nanm <n>', 'pay this total instead, both legs scaled (under- or overpayment)'],
@@ -157,6 +170,7 @@ export const HELP = {
         name: 'sign',
         args: '<refund_id> --wallet <file> [--fee-nanm <n>] [--network test|live]',
         summary: 'signs the refund\'s unsigned transfer and submits it (needs ANMPAY_API_KEY, the merchant\'s secret key)',
+        quiet: 'the transaction hash',
         flags: [
           ['--wallet <file>', 'the payout wallet the refund is sent from (required)'],
           ['--fee-nanm <n>', 'network fee (default: the one in the refund\'s signing payload, else 0)'],
@@ -207,7 +221,7 @@ export function isGroup(name: string): name is GroupName {
 export function usageOf(group: GroupName, command: string): string {
   const c = (HELP[group].commands as CommandHelp[]).find((x) => x.name === command);
   if (!c) throw new Error(`no help for anmpay ${group} ${command}`);
-  return `anmpay ${group} ${c.name} ${c.args} [--json]`.replace(/ {2,}/g, ' ');
+  return `anmpay ${group} ${c.name} ${c.args} ${c.quiet ? '[--json | -q]' : '[--json]'}`.replace(/ {2,}/g, ' ');
 }
 
 /** Every command of a group, for an unknown subcommand. */
@@ -217,6 +231,7 @@ export function groupUsage(group: GroupName): string {
 
 const COMMON = [
   'Every command takes --json (anywhere on the line): one JSON line on stdout, errors as {"error":{"code","message"}}.',
+  'Commands marked -q take --quiet (-q): only the one value a script goes on with, e.g. ADDR=$(anmpay wallet create -q).',
   'Exit codes: 0 done, 1 failed, 2 usage error.',
 ];
 
@@ -233,7 +248,7 @@ export function renderHelp(): string {
   const lines = ['usage: anmpay <group> <command> [arguments] [--json]', '       anmpay <group> --help   (every flag, with examples)', ''];
   for (const [group, g] of Object.entries(HELP) as Array<[GroupName, GroupHelp]>) {
     lines.push(`${group}: ${g.summary}`);
-    for (const c of g.commands) lines.push(`  anmpay ${group} ${c.name} ${c.args}`.trimEnd(), `      ${c.summary}`);
+    for (const c of g.commands) lines.push(`  anmpay ${group} ${c.name} ${c.args}${c.quiet ? ' [-q]' : ''}`.trimEnd(), `      ${c.summary}`);
     lines.push('');
   }
   lines.push(...COMMON, '', ...ENVIRONMENT, '', 'Example: anmpay wallet create && anmpay wallet fund <address> 10000000000', '');
@@ -244,9 +259,10 @@ export function renderGroupHelp(group: GroupName): string {
   const g: GroupHelp = HELP[group];
   const lines = [`anmpay ${group}: ${g.summary}`, ''];
   for (const c of g.commands) {
-    lines.push(`anmpay ${group} ${c.name} ${c.args}`.trimEnd(), `  ${c.summary}`);
-    const width = Math.max(0, ...(c.flags ?? []).map(([f]) => f.length));
-    for (const [flag, meaning] of c.flags ?? []) lines.push(`    ${flag.padEnd(width)}  ${meaning}`);
+    lines.push(`anmpay ${group} ${c.name} ${c.args}${c.quiet ? ' [-q]' : ''}`.trimEnd(), `  ${c.summary}`);
+    const flags: Array<[string, string]> = [...(c.flags ?? []), ...(c.quiet ? [['-q, --quiet', `print only ${c.quiet}`] as [string, string]] : [])];
+    const width = Math.max(0, ...flags.map(([f]) => f.length));
+    for (const [flag, meaning] of flags) lines.push(`    ${flag.padEnd(width)}  ${meaning}`);
     lines.push(`  example: ${c.example}`, '');
   }
   lines.push(...COMMON, '');

@@ -1,14 +1,16 @@
 /**
- * `anmpay` command line: one module per command group, loaded on demand. `--json`, `--help`
- * and `-h` may stand anywhere on the line; help is printed from help.ts.
+ * `anmpay` command line: one module per command group, loaded on demand. `--json`, `--quiet`
+ * (`-q`), `--help` and `-h` may stand anywhere on the line; help is printed from help.ts.
  */
 import { commands } from './commands.ts';
 import { isGroup, renderGroupHelp, renderHelp } from './help.ts';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
+const quiet = argv.some((a) => a === '--quiet' || a === '-q');
 const help = argv.some((a) => a === '--help' || a === '-h');
-const args = argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h');
+const GLOBAL = new Set(['--json', '--quiet', '-q', '--help', '-h']);
+const args = argv.filter((a) => !GLOBAL.has(a));
 const [first, ...rest] = args[0] === 'help' ? args.slice(1) : args;
 
 if (first === undefined || ((help || args[0] === 'help') && isGroup(first))) {
@@ -22,4 +24,4 @@ if (!load) {
   else process.stderr.write(`error (usage): ${message}\n`);
   process.exit(2);
 }
-process.exit(await (await load()).main(json ? [...rest, '--json'] : rest));
+process.exit(await (await load()).main([...rest, ...(json ? ['--json'] : []), ...(quiet ? ['--quiet'] : [])]));
