@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
-import { startServices, type Services } from '../../runtime/services.ts';
+import { startServices, type Services } from '../../bin/services.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { cliJson } from '../helpers/cli.ts';
 
@@ -60,9 +60,9 @@ describe.each(backends)('service restart on $name', ({ real }) => {
 
     const svc = (): Services => services!;
     const cli = (args: string[]): Promise<Json> =>
-      cliJson<Json>(args, { ANMPAY_URL: svc().http.url, ANMPAY_DEVNET_URL: svc().devnet.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
+      cliJson<Json>(args, { ANMPAY_URL: svc().http!.url, ANMPAY_DEVNET_URL: svc().devnet!.url, ANMPAY_DATA_DIR: dataDir, ANMPAY_OPERATOR_TOKEN: operatorToken });
     const api = async (method: string, p: string, key: string, body?: unknown): Promise<Json> => {
-      const res = await fetch(svc().http.url + p, {
+      const res = await fetch(svc().http!.url + p, {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') }) },
         ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -75,7 +75,7 @@ describe.each(backends)('service restart on $name', ({ real }) => {
         const i = await intent(key, id);
         return i.status === status && extra(i) ? i : undefined;
       }, 30_000, `${id} to reach ${status}`);
-    const rpc = (): AnmRpcClient => new AnmRpcClient(`${svc().devnet.url}/test`);
+    const rpc = (): AnmRpcClient => new AnmRpcClient(`${svc().devnet!.url}/test`);
 
     const merchant = (await cli(['merchant', 'create', '--name', 'Restart Shop'])) as { keys: { test: { secret: string } } };
     const key = merchant.keys.test.secret;
