@@ -13,6 +13,7 @@
  * The in-process devnet runs when a process that needs a chain has no RPC URL for it, which
  * `checkRoles` allows only to a process running every role.
  */
+import path from 'node:path';
 import type { Db } from '../storage/db.ts';
 import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.ts';
 import { openDb } from '../storage/open.ts';
@@ -101,10 +102,16 @@ export async function startServices(config: Config): Promise<Services> {
 
     let devnet: DevnetServer | undefined;
     if (inProcessDevnet) {
-      const started = await listening('DEVNET_PORT', config.HOST, config.DEVNET_PORT, () => startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS }));
+      // The devnet's chains live in the data directory: a restart resumes them instead of looking like a reorg to the indexer.
+      const devnetDir = path.join(config.ANMPAY_DATA_DIR, 'devnet');
+      const started = await listening('DEVNET_PORT', config.HOST, config.DEVNET_PORT, () =>
+        startDevnetServer({ port: config.DEVNET_PORT, host: config.HOST, blockMs: config.DEVNET_BLOCK_MS, dataDir: devnetDir }),
+      );
       stops.push(() => started.close());
       devnet = started;
-      log(`devnet: JSON-RPC at ${started.url}/test (chain id 1001) and ${started.url}/live (chain id 1); ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`);
+      log(
+        `devnet: JSON-RPC at ${started.url}/test (chain id 1001, head ${started.nodes.test.height}) and ${started.url}/live (chain id 1, head ${started.nodes.live.height}); chains in ${devnetDir}; ${config.DEVNET_BLOCK_MS ? `a block every ${config.DEVNET_BLOCK_MS} ms` : 'mining on request only'}`,
+      );
     }
     const testRpc = config.ANM_TEST_RPC_URL ?? `${devnet?.url ?? ''}/test`;
     const liveRpc = config.ANM_RPC_URL ?? `${devnet?.url ?? ''}/live`;

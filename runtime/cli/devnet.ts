@@ -3,17 +3,19 @@
  * three talk to the devnet at ANMPAY_DEVNET_URL (+ /test or /live); `serve` runs both
  * networks' nodes in this process until SIGINT/SIGTERM.
  */
+import path from 'node:path';
 import { configSchema } from '../config.ts';
 import { startDevnetServer } from '../chain/devnet/server.ts';
 import { intArg, list, networkOpt, parse, positionals, str, usageError } from './args.ts';
 import { rpcFor } from './env.ts';
+import { groupUsage, usageOf } from './help.ts';
 import { runCommand, toJson, type CommandResult } from './output.ts';
 
 const USAGE = {
-  mine: 'anmpay devnet mine <n> [--network test|live] [--json]',
-  reorg: 'anmpay devnet reorg <depth> [--drop <tx_hash>]... [--network test|live] [--json]',
-  status: 'anmpay devnet status [--network test|live] [--json]',
-  serve: 'anmpay devnet serve [--port <port>] [--host <host>] [--block-ms <ms>] [--json]',
+  mine: usageOf('devnet', 'mine'),
+  reorg: usageOf('devnet', 'reorg'),
+  status: usageOf('devnet', 'status'),
+  serve: usageOf('devnet', 'serve'),
 };
 const NET = { network: { type: 'string' } } as const;
 
@@ -56,20 +58,31 @@ async function run(argv: string[]): Promise<CommandResult | undefined> {
     case 'serve':
       return serve(rest);
     default:
-      throw usageError(`unknown devnet command ${JSON.stringify(sub ?? '')}`, Object.values(USAGE).join(' | '));
+      throw usageError(`unknown devnet command ${JSON.stringify(sub ?? '')}`, groupUsage('devnet'));
   }
 }
 
 async function serve(rest: string[]): Promise<undefined> {
-  const a = parse(rest, { port: { type: 'string' }, host: { type: 'string' }, 'block-ms': { type: 'string' } }, USAGE.serve);
+  const a = parse(rest, { port: { type: 'string' }, host: { type: 'string' }, 'block-ms': { type: 'string' }, data: { type: 'string' } }, USAGE.serve);
   positionals(a, 0, USAGE.serve);
   const env = configSchema.pick({ DEVNET_PORT: true, DEVNET_BLOCK_MS: true, HOST: true }).parse(process.env);
   const port = str(a, 'port') === undefined ? env.DEVNET_PORT : intArg(str(a, 'port')!, '--port', 0);
   const blockMs = str(a, 'block-ms') === undefined ? env.DEVNET_BLOCK_MS : intArg(str(a, 'block-ms')!, '--block-ms', 0);
-  const server = await startDevnetServer({ port, host: str(a, 'host') ?? env.HOST, blockMs });
-  const ready = { url: server.url, test: `${server.url}/test`, live: `${server.url}/live`, block_ms: blockMs };
+  const dataDir = str(a, 'data');
+  const server = await startDevnetServer({ port, host: str(a, 'host') ?? env.HOST, blockMs, ...(dataDir !== undefined && { dataDir }) });
+  const ready = {
+    url: server.url,
+    test: `${server.url}/test`,
+    live: `${server.url}/live`,
+    block_ms: blockMs,
+    data: dataDir === undefined ? null : path.resolve(dataDir),
+    heads: { test: server.nodes.test.height, live: server.nodes.live.height },
+  };
+  const kept = ready.data ? `chains in ${ready.data} (heads: test ${ready.heads.test}, live ${ready.heads.live})` : 'chains in memory (--data <dir> keeps them)';
   process.stdout.write(
-    a.values.json ? `${toJson(ready)}\n` : `devnet listening: test ${ready.test} (chain id 1001), live ${ready.live} (chain id 1); ${blockMs ? `a block every ${blockMs} ms` : 'mining on request only'}\n`,
+    a.values.json
+      ? `${toJson(ready)}\n`
+      : `devnet listening: test ${ready.test} (chain id 1001), live ${ready.live} (chain id 1); ${blockMs ? `a block every ${blockMs} ms` : 'mining on request only'}; ${kept}\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

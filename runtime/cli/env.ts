@@ -9,8 +9,9 @@ import type { NetworkName } from '../../machines/chain/index.ts';
 import { AnmRpcClient } from '../chain/rpc-client.ts';
 import { CliError } from './output.ts';
 
+/** The devnet server's base URL. A URL copied from the service's log ends in /test or /live: that path is dropped, not doubled. */
 export function devnetBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return (env.ANMPAY_DEVNET_URL || 'http://127.0.0.1:3002').replace(/\/+$/, '');
+  return (env.ANMPAY_DEVNET_URL || 'http://127.0.0.1:3002').replace(/\/+$/, '').replace(/\/(test|live)$/, '');
 }
 
 export function rpcFor(network: NetworkName, env: NodeJS.ProcessEnv = process.env): AnmRpcClient {

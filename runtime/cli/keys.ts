@@ -5,11 +5,12 @@
  */
 import { z } from 'zod';
 import { parse, positionals, str, usageError } from './args.ts';
+import { groupUsage } from './help.ts';
 import { expectShape } from './env.ts';
 import { opsCall } from './ops-client.ts';
 import { runCommand, type CommandResult } from './output.ts';
 
-const USAGE = 'anmpay keys create --merchant <id> --mode test|live [--kind secret|publishable] [--json] | anmpay keys revoke <key_id|key> [--json]';
+const USAGE = groupUsage('keys');
 
 const createdKey = z.strictObject({ id: z.string(), merchant: z.string(), mode: z.string(), kind: z.string(), key: z.string(), prefix: z.string() });
 const revoked = z.strictObject({ id: z.string(), revoked_at: z.string() });

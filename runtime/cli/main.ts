@@ -1,25 +1,27 @@
-/** `anmpay` command line. Subcommands arrive with the issues that need them: one line each here. */
-type Command = () => Promise<{ main: (argv: string[]) => Promise<number> }>;
+/**
+ * `anmpay` command line: one module per command group, loaded on demand. `--json`, `--quiet`
+ * (`-q`), `--help` and `-h` may stand anywhere on the line; help is printed from help.ts.
+ */
+import { commands } from './commands.ts';
+import { isGroup, renderGroupHelp, renderHelp } from './help.ts';
 
-const commands: Record<string, Command> = {
-  webhook: () => import('./webhook.ts'),
-  wallet: () => import('./wallet.ts'),
-  refund: () => import('./refund.ts'),
-  devnet: () => import('./devnet.ts'),
-  merchant: () => import('./merchant.ts'),
-  keys: () => import('./keys.ts'),
-  payout: () => import('./payout.ts'),
-};
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const quiet = argv.some((a) => a === '--quiet' || a === '-q');
+const help = argv.some((a) => a === '--help' || a === '-h');
+const GLOBAL = new Set(['--json', '--quiet', '-q', '--help', '-h']);
+const args = argv.filter((a) => !GLOBAL.has(a));
+const [first, ...rest] = args[0] === 'help' ? args.slice(1) : args;
 
-const [cmd, ...rest] = process.argv.slice(2);
-if (!cmd || cmd === 'help' || cmd === '--help') {
-  process.stdout.write(`usage: anmpay <command> [--json]\ncommands: ${Object.keys(commands).join(', ')}\n`);
+if (first === undefined || ((help || args[0] === 'help') && isGroup(first))) {
+  process.stdout.write(first === undefined ? renderHelp() : renderGroupHelp(first));
   process.exit(0);
 }
-const load = commands[cmd];
+const load = Object.hasOwn(commands, first) ? commands[first] : undefined;
 if (!load) {
-  if (rest.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code: 'usage', message: `unknown command: ${cmd}` } })}\n`);
-  else process.stderr.write(`unknown command: ${cmd}\n`);
+  const message = `unknown command: ${first}; run anmpay --help for the list`;
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'usage', message } })}\n`);
+  else process.stderr.write(`error (usage): ${message}\n`);
   process.exit(2);
 }
-process.exit(await (await load()).main(rest));
+process.exit(await (await load()).main([...rest, ...(json ? ['--json'] : []), ...(quiet ? ['--quiet'] : [])]));

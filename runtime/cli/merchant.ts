@@ -7,12 +7,12 @@
  */
 import { z } from 'zod';
 import { list, parse, positionals, str, usageError } from './args.ts';
+import { groupUsage } from './help.ts';
 import { expectShape } from './env.ts';
 import { opsCall } from './ops-client.ts';
 import { runCommand, type CommandResult } from './output.ts';
 
-const USAGE =
-  'anmpay merchant create --name <name> [--email <email>] [--json] | anmpay merchant suspend|activate <merchant_id> [--json] | anmpay merchant origins <merchant_id> --origin <url>... [--json]';
+const USAGE = groupUsage('merchant');
 
 const pair = z.strictObject({ secret: z.string(), publishable: z.string() });
 const created = z.strictObject({

@@ -11,6 +11,8 @@ import { WalletFileError } from '../chain/codec/keys.ts';
 import { RpcError } from '../chain/rpc-errors.ts';
 import { RpcTransportError } from '../chain/rpc-client.ts';
 import { PaymentBuildError } from '../chain/payment-tx.ts';
+import { ChainLogError } from '../chain/devnet/chain-log.ts';
+import { DevnetLockError } from '../chain/devnet/lock.ts';
 
 export class CliError extends TerminalError {
   constructor(
@@ -43,6 +45,8 @@ export function toCliError(e: unknown): CliError {
   if (e instanceof WalletFileError) return new CliError('bad_wallet_file', e.message);
   if (e instanceof AddressError) return new CliError(e.code === 'wrong_hrp' ? 'wrong_hrp' : 'bad_address', e.message);
   if (e instanceof TxError || e instanceof PaymentBuildError) return new CliError(e.code, e.message);
+  if (e instanceof DevnetLockError) return new CliError('devnet_locked', e.message);
+  if (e instanceof ChainLogError) return new CliError('bad_chain_log', e.message);
   const err = e as NodeJS.ErrnoException;
   if (err && typeof err === 'object' && typeof err.code === 'string' && typeof err.message === 'string') {
     return new CliError(err.code === 'ENOENT' ? 'file_not_found' : err.code === 'EEXIST' ? 'file_exists' : 'io_error', err.message);

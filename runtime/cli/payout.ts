@@ -4,11 +4,12 @@
  */
 import { z } from 'zod';
 import { parse, str, usageError } from './args.ts';
+import { usageOf } from './help.ts';
 import { expectShape } from './env.ts';
 import { opsCall } from './ops-client.ts';
 import { runCommand, type CommandResult } from './output.ts';
 
-const USAGE = 'anmpay payout set --merchant <id> --mode test|live --address <addr> [--json]';
+const USAGE = usageOf('payout', 'set');
 const result = z.strictObject({ merchant: z.string(), mode: z.string(), payout_address: z.string() });
 
 export function main(argv: string[]): Promise<number> {

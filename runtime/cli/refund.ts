@@ -4,10 +4,11 @@ import { encodeSignedTx, networkByChainId } from '../../machines/chain/index.ts'
 import { readWalletFile, sign } from '../chain/codec/keys.ts';
 import { buildRefundTx, unsignedTransferSchema } from '../chain/payment-tx.ts';
 import { nanm, networkOpt, parse, positionals, str, usageError } from './args.ts';
+import { usageOf } from './help.ts';
 import { expectShape, getServiceJson, rpcFor, serviceUrl } from './env.ts';
 import { CliError, runCommand, type CommandResult } from './output.ts';
 
-const USAGE = 'anmpay refund sign <refund_id> --wallet <file> [--fee-nanm <n>] [--network test|live] [--json]';
+const USAGE = usageOf('refund', 'sign');
 
 const refundDoc = z.object({ id: z.string(), status: z.string().optional(), unsigned_transfer: unsignedTransferSchema.nullable() });
 

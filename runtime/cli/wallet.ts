@@ -4,18 +4,20 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { formatAnm } from '../../machines/money/money.ts';
 import { NETWORKS, decodeAddress, encodeSignedTx, networkByHrp, type NetworkName } from '../../machines/chain/index.ts';
 import { generateWallet, readWalletFile, sign, writeWalletFile, type Wallet } from '../chain/codec/keys.ts';
 import { buildPaymentTx, paymentDocSchema } from '../chain/payment-tx.ts';
 import { nanm, networkOpt, parse, positionals, str, usageError, type ParsedArgs } from './args.ts';
 import { expectShape, getServiceJson, rpcFor, serviceUrl, walletsDir } from './env.ts';
+import { groupUsage, usageOf } from './help.ts';
 import { CliError, runCommand, type CommandResult } from './output.ts';
 
 const USAGE = {
-  create: 'anmpay wallet create [--network test|live] [--out <file>] [--json | -q]',
-  balance: 'anmpay wallet balance <address> [--network test|live] [--json | -q]',
-  fund: 'anmpay wallet fund <address> <nanm> [--network test|live] [--json | -q]',
-  pay: 'anmpay wallet pay <intent_id> --wallet <file> [--amount-nanm <n>] [--fee-nanm <n>] [--network test|live] [--json | -q]',
+  create: usageOf('wallet', 'create'),
+  balance: usageOf('wallet', 'balance'),
+  fund: usageOf('wallet', 'fund'),
+  pay: usageOf('wallet', 'pay'),
 };
 const NET = { network: { type: 'string' } } as const;
 
@@ -34,9 +36,9 @@ async function run(argv: string[]): Promise<CommandResult> {
     case 'fund':
       return fund(parse(rest, NET, USAGE.fund));
     case 'pay':
-      return pay(parse(rest, { ...NET, wallet: { type: 'string' }, 'amount-nanm': { type: 'string' }, 'fee-nanm': { type: 'string' } }, USAGE.pay));
+      return pay(parse(rest, { ...NET, wallet: { type: 'string' }, 'amount-nanm': { type: 'string' }, 'fee-nanm': { type: 'string' }, force: { type: 'boolean' } }, USAGE.pay));
     default:
-      throw usageError(`unknown wallet command ${JSON.stringify(sub ?? '')}`, Object.values(USAGE).join(' | '));
+      throw usageError(`unknown wallet command ${JSON.stringify(sub ?? '')}`, groupUsage('wallet'));
   }
 }
 
@@ -93,8 +95,16 @@ async function pay(a: ParsedArgs): Promise<CommandResult> {
   if (flag && flag !== doc.network) throw new CliError('wrong_network', `intent ${doc.id} is on the ${doc.network} network, --network is ${flag}`);
   if (wallet.network !== doc.network) throw new CliError('wrong_network', `wallet ${wallet.address} is a ${wallet.network} wallet, intent ${doc.id} is on the ${doc.network} network`);
   const rpc = rpcFor(doc.network);
-  const nonce = await rpc.getNonce(wallet.address, 'pending');
+  const [nonce, held] = await Promise.all([rpc.getNonce(wallet.address, 'pending'), rpc.getBalance(wallet.address)]);
   const tx = buildPaymentTx(doc, { chainId: NETWORKS[doc.network].chainId, publicKey: wallet.publicKey, nonce, fee }, total);
+  const needed = tx.outputs.reduce((s, o) => s + o.amount, tx.fee);
+  if (held < needed && a.values.force !== true) {
+    throw new CliError(
+      'insufficient_balance',
+      `wallet ${wallet.address} holds ${formatAnm(held)} (${held} nANM) but this payment needs ${formatAnm(needed)} (${needed} nANM); nothing was sent. ` +
+        `Fund it with: anmpay wallet fund ${wallet.address} ${needed - held}${doc.network === 'live' ? ' --network live' : ''} (or pass --force to send anyway and get a failed receipt)`,
+    );
+  }
   const txHash = await rpc.sendRawTransaction(encodeSignedTx(sign(tx, wallet.secretKey)));
   const sent = tx.outputs.reduce((s, o) => s + o.amount, 0n);
   return { data: { tx_hash: txHash }, text: `paid ${sent} nANM to intent ${doc.id} (${doc.network}, nonce ${nonce})\ntx_hash ${txHash}`, quiet: txHash };

@@ -7,11 +7,12 @@
  */
 import { z } from 'zod';
 import { intArg, parse, str, usageError } from './args.ts';
+import { groupUsage } from './help.ts';
 import { expectShape } from './env.ts';
 import { opsCall as call } from './ops-client.ts';
 import { runCommand, type CommandResult } from './output.ts';
 
-const USAGE = 'anmpay webhook set|rotate|list --merchant <id> --mode test|live [--url <url>] [--grace <seconds>] [--json]';
+const USAGE = groupUsage('webhook');
 
 const secretDoc = z.object({ endpoint_id: z.string(), url: z.string(), secret: z.string().nullable(), previous_secrets_expire_at: z.string().optional() });
 const listDoc = z.object({

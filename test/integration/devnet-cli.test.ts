@@ -3,7 +3,7 @@
  * against a devnet server started here and a stub of the merchant service's two documents
  * the CLI reads: GET /c/{id}/payment.json and GET /api/v1/refunds/{id}.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { signingBytes } from '../../machines/chain/index.ts';
 import { readWalletFile } from '../../runtime/chain/codec/keys.ts';
 import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { renderGroupHelp, renderHelp } from '../../runtime/cli/help.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -154,12 +155,38 @@ describe('anmpay chain CLI (child processes)', () => {
     expect(await rpc.getBalance(merchant.address)).toBe(1_470_000_000n);
   });
 
-  it('wallet pay from an empty wallet is submitted and gets a failed receipt', async () => {
+  it('wallet pay checks the balance first: short, it sends nothing and says how much is missing; --force sends and gets a failed receipt', async () => {
     const broke = await ok(['wallet', 'create']);
-    const paid = await ok(['wallet', 'pay', 'pi_exact', '--wallet', broke.wallet as string]);
+    await ok(['wallet', 'fund', broke.address as string, '1000']);
+    const refused = await cli(['wallet', 'pay', 'pi_exact', '--wallet', broke.wallet as string]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`error (insufficient_balance): wallet ${broke.address as string} holds 0.000001 ANM (1000 nANM) but this payment needs`);
+    expect(refused.stderr).toContain(`anmpay wallet fund ${broke.address as string} `);
+    expect(await rpc.getNonce(broke.address as string, 'pending')).toBe(0n);
+    expect((await rpc.pendingTransactions()).filter((t) => t.from === broke.address)).toEqual([]);
+    const paid = await ok(['wallet', 'pay', 'pi_exact', '--wallet', broke.wallet as string, '--force']);
     await ok(['devnet', 'mine', '1']);
     expect(await rpc.getTransactionReceipt(paid.tx_hash as string)).toMatchObject({ status: 'failed', error: 'insufficient_balance' });
-  });
+  }, 180_000);
+
+  it('--json and --help anywhere on the line; ANMPAY_DEVNET_URL ending in /test is not doubled', async () => {
+    const head = (await rpc.blockNumber()).toString();
+    for (const args of [['--json', 'devnet', 'status'], ['devnet', '--json', 'status']]) {
+      const r = await cli(args, { ANMPAY_DEVNET_URL: `${devnet.url}/test` });
+      expect([r.code, String((r.json.head as { height: number } | undefined)?.height)], args.join(' ')).toEqual([0, head]);
+    }
+    const helps: Array<[string[], string]> = [
+      [['--help'], renderHelp()],
+      [['wallet', 'pay', '--json', '--help'], renderGroupHelp('wallet')],
+      [['help', 'devnet'], renderGroupHelp('devnet')],
+    ];
+    for (const [args, text] of helps) {
+      const r = await cli(args);
+      expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([0, '', text]);
+    }
+    const unknown = await cli(['nosuch', '--json']);
+    expect([unknown.code, unknown.json.error?.code]).toEqual([2, 'usage']);
+  }, 180_000);
 
   it('refund sign signs the unsigned transfer with the payout wallet and submits it', async () => {
     const m = await readWalletFile(merchant.wallet);
@@ -224,21 +251,55 @@ describe('anmpay chain CLI (child processes)', () => {
   });
 
   it('devnet serve runs both networks until SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', 'devnet', 'serve', '--port', '0', '--block-ms', '0', '--json'], { cwd: ROOT });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]!);
-      });
-      child.on('error', reject);
-      child.on('exit', (code) => reject(new Error(`serve exited early with ${code}`)));
-    });
-    const ready = JSON.parse(line) as { test: string; live: string };
+    const { child, ready } = await serve([]);
+    expect(ready.data).toBeNull();
     expect(await new AnmRpcClient(ready.test).chainId()).toBe(1001);
     expect(await new AnmRpcClient(ready.live).chainId()).toBe(1);
     const exited = new Promise<number | null>((r) => child.on('exit', r));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
+
+  it('devnet serve --data keeps both chains across a SIGKILL and a restart, and refuses a second server on the same directory', async () => {
+    const dir = path.join(dataDir, 'served-devnet');
+    const first = await serve(['--data', dir]);
+    expect(first.ready.data).toBe(dir);
+    const test = new AnmRpcClient(first.ready.test);
+    const payer = await ok(['wallet', 'create']);
+    const env = { ANMPAY_DEVNET_URL: first.ready.url };
+    await ok(['wallet', 'fund', payer.address as string, '5000'], env);
+    await ok(['devnet', 'mine', '3'], env);
+    await ok(['devnet', 'reorg', '1'], env);
+    await ok(['devnet', 'mine', '2', '--network', 'live'], env);
+    const before = { head: await test.blockNumber(), hash: (await test.getBlockByNumber('latest'))!.hash, balance: await test.getBalance(payer.address as string) };
+    const second = await cli(['devnet', 'serve', '--port', '0', '--data', dir, '--json']);
+    expect([second.code, second.json.error?.code]).toEqual([1, 'devnet_locked']);
+    expect(second.json.error?.message).toContain(`process ${first.child.pid}`);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.on('exit', r));
+
+    const again = await serve(['--data', dir]);
+    expect(again.ready.heads).toEqual({ test: 4, live: 2 }); // 3 mined, reorg(1) makes 4
+    const rpc2 = new AnmRpcClient(again.ready.test);
+    expect({ head: await rpc2.blockNumber(), hash: (await rpc2.getBlockByNumber('latest'))!.hash, balance: await rpc2.getBalance(payer.address as string) }).toEqual(before);
+    expect(before.balance).toBe(5000n);
+    const exited = new Promise<number | null>((r) => again.child.on('exit', r));
+    again.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 180_000);
 });
+
+/** Starts `anmpay devnet serve --port 0 --block-ms 0 --json <extra>` and waits for its ready line. */
+async function serve(extra: string[]): Promise<{ child: ChildProcess; ready: { url: string; test: string; live: string; data: string | null; heads: Record<string, number> } }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/anmpay.js', 'devnet', 'serve', '--port', '0', '--block-ms', '0', '--json', ...extra], { cwd: ROOT });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`serve exited early with ${code}: ${out}`)));
+  });
+  return { child, ready: JSON.parse(line) as Awaited<ReturnType<typeof serve>>['ready'] };
+}

@@ -1,15 +1,18 @@
 /**
- * The ANM development node: one in-memory chain per network. It keeps accounts (balance,
- * nonce), a mempool, the canonical block list and receipts, and mines on a timer or on
- * request. Every transaction goes through the runtime's verifyTransaction (codec, chain id,
+ * The ANM development node: one chain per network. It keeps accounts (balance, nonce), a
+ * mempool, the canonical block list and receipts, and mines on a timer or on request. With
+ * a data directory every change is also appended to its chain log (chain-log.ts) and a new
+ * node replays that log, so a restart resumes the same chain. Every transaction goes through the runtime's verifyTransaction (codec, chain id,
  * hrp, signature); nonces and balances are its own state. Semantics are in docs/devnet.md
  * and docs/adr/0007-devnet.md (fee burned, faucet outside blocks, reorg rules).
  */
-import { NETWORKS, decodeAddress, type NetworkName } from '../../../machines/chain/index.ts';
+import { NETWORKS, decodeAddress, verifyTx, type NetworkName, type VerifyTxResult } from '../../../machines/chain/index.ts';
 import { verifyTransaction } from '../codec/verify.ts';
 import { RpcError } from '../rpc-errors.ts';
 import { U64_MAX, type HeadRef, type NonceTag, type ReorgResult } from '../rpc-types.ts';
 import { ZERO_HASH, makeBlock, type Block, type BlockTx, type PoolTx } from './block.ts';
+import { ChainLog, ChainLogError, type ChainRecord } from './chain-log.ts';
+import { Ledger } from './ledger.ts';
 import { Mempool } from './mempool.ts';
 
 export interface DevnetOptions {
@@ -22,6 +25,8 @@ export interface DevnetOptions {
   minFee?: bigint;
   /** Clock for block timestamps (tests). */
   now?: () => number;
+  /** Directory of this network's chain log; without one the chain lives in memory only. */
+  dataDir?: string;
 }
 
 export const DEFAULT_MAX_BLOCK_TXS = 5_000;
@@ -39,13 +44,13 @@ export class DevnetNode {
   readonly minFee: bigint;
   private readonly now: () => number;
   private readonly blocks: Block[] = [];
-  private readonly balances = new Map<string, bigint>();
-  private readonly nonces = new Map<string, bigint>();
+  private readonly ledger = new Ledger();
   private readonly mempool = new Mempool();
   private readonly included = new Map<string, TxLocation>();
   private serial = 0;
   private blockMs = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly log: ChainLog | undefined;
 
   constructor(opts: DevnetOptions) {
     this.network = opts.network;
@@ -54,7 +59,21 @@ export class DevnetNode {
     this.maxBlockTxs = opts.maxBlockTxs ?? DEFAULT_MAX_BLOCK_TXS;
     this.minFee = opts.minFee ?? 0n;
     this.now = opts.now ?? Date.now;
-    this.blocks.push(makeBlock({ chain_id: this.chainId, height: 0, parent_hash: ZERO_HASH, timestamp: this.now(), serial: this.serial++ }, []));
+    if (opts.dataDir) {
+      this.log = ChainLog.open(opts.dataDir, () => {
+        const g = this.genesis(this.now());
+        return { op: 'genesis', chain_id: this.chainId, timestamp: g.timestamp, hash: g.hash };
+      });
+      try {
+        this.replay(this.log.records);
+      } catch (e) {
+        this.log.close();
+        throw e;
+      }
+    } else {
+      this.blocks.push(this.genesis(this.now()));
+      this.serial = 1;
+    }
     this.setAutomine(opts.blockMs ?? 0);
   }
 
@@ -77,7 +96,7 @@ export class DevnetNode {
   }
 
   balanceOf(address: string): bigint {
-    return this.balances.get(this.checkAddress(address)) ?? 0n;
+    return this.ledger.balance(this.checkAddress(address));
   }
 
   /** `latest`: transactions included so far; `pending`: the next nonce to sign with (counts the sender's gap-free pending ones). */
@@ -130,8 +149,8 @@ export class DevnetNode {
       });
     }
     if (tx.fee < this.minFee) throw RpcError.of('tx_rejected', 'fee_too_low', `fee ${tx.fee} nANM is below this node's minimum of ${this.minFee}`);
-    const total = tx.outputs.reduce((s, o) => s + o.amount, tx.fee);
-    this.mempool.add([{ hash, from, tx, total }], 'back');
+    this.admit(v);
+    this.log?.append({ op: 'tx', raw: hex }, false);
     return hash;
   }
 
@@ -139,6 +158,8 @@ export class DevnetNode {
   mine(n = 1): Block[] {
     const out: Block[] = [];
     for (let i = 0; i < n; i++) out.push(this.mineOne());
+    // One fsync for the batch: dev_mine(10000) must not wait for ten thousand disk flushes.
+    this.log?.sync();
     return out;
   }
 
@@ -152,22 +173,18 @@ export class DevnetNode {
     if (depth > this.height) throw RpcError.of('dev_refused', 'reorg_too_deep', `reorg depth ${depth} exceeds the chain height ${this.height} (the genesis block stays)`);
     const forkHeight = this.height - depth;
     const oldHead = ref(this.head);
-    const removed = this.blocks.slice(forkHeight + 1);
-    const removedHashes = new Set(removed.flatMap((b) => b.txs.map((t) => t.pool.hash)));
+    const removedHashes = new Set(this.blocks.slice(forkHeight + 1).flatMap((b) => b.txs.map((t) => t.pool.hash)));
     for (const h of drop) {
       if (!removedHashes.has(h)) throw RpcError.of('invalid_params', 'drop_not_in_reorg', `transaction ${h} is not in the last ${depth} block(s)`, { tx_hash: h });
     }
-    for (const b of [...removed].reverse()) this.revertBlock(b);
-    this.blocks.length = forkHeight + 1;
-    const dropSet = new Set(drop);
-    const back = removed.flatMap((b) => b.txs.map((t) => t.pool)).filter((p) => !dropSet.has(p.hash));
-    this.mempool.add(back, 'front');
+    const { removed, back } = this.unwind(depth, drop);
+    this.log?.append({ op: 'reorg', depth, drop: [...drop] }, false);
     const added = this.mine(depth + 1);
     return {
       fork_height: forkHeight,
       old_head: oldHead,
       removed: removed.map(ref),
-      dropped: [...dropSet],
+      dropped: [...new Set(drop)],
       returned: back.map((p) => p.hash),
       added: added.map(ref),
       head: ref(this.head),
@@ -178,9 +195,9 @@ export class DevnetNode {
   faucet(address: string, amount: bigint): bigint {
     const a = this.checkAddress(address);
     if (amount <= 0n) throw RpcError.of('invalid_params', 'bad_amount', 'faucet amount must be > 0 nANM');
-    const balance = (this.balances.get(a) ?? 0n) + amount;
-    if (balance > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
-    this.balances.set(a, balance);
+    if (this.ledger.balance(a) + amount > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
+    const balance = this.ledger.credit(a, amount);
+    this.log?.append({ op: 'faucet', address: a, amount: amount.toString() }, true);
     return balance;
   }
 
@@ -190,13 +207,17 @@ export class DevnetNode {
     this.timer = undefined;
     this.blockMs = ms;
     if (ms > 0) {
-      this.timer = setInterval(() => this.mineOne(), ms);
+      this.timer = setInterval(() => {
+        this.mineOne();
+        this.log?.sync();
+      }, ms);
       this.timer.unref();
     }
   }
 
   close(): void {
     this.setAutomine(0);
+    this.log?.close();
   }
 
   // ---- internals ---------------------------------------------------------------------
@@ -211,7 +232,7 @@ export class DevnetNode {
   }
 
   private accountNonce(address: string): bigint {
-    return this.nonces.get(address) ?? 0n;
+    return this.ledger.nonce(address);
   }
 
   private nextNonce(address: string): bigint {
@@ -226,6 +247,7 @@ export class DevnetNode {
   private mineOne(): Block {
     const parent = this.head;
     const txs: BlockTx[] = [];
+    const discarded: string[] = [];
     let queue = this.mempool.all();
     for (;;) {
       const waiting: PoolTx[] = [];
@@ -238,6 +260,7 @@ export class DevnetNode {
         const nonce = this.accountNonce(p.from);
         if (p.tx.nonce < nonce) {
           this.mempool.forget(p);
+          discarded.push(p.hash);
           continue;
         }
         if (p.tx.nonce > nonce) {
@@ -245,42 +268,103 @@ export class DevnetNode {
           continue;
         }
         this.mempool.forget(p);
-        txs.push(this.execute(p));
+        txs.push(this.ledger.execute(p));
         progressed = true;
       }
       queue = waiting;
       if (!progressed || waiting.length === 0 || txs.length >= this.maxBlockTxs) break;
     }
     this.mempool.keep(queue);
-    const block = makeBlock(
-      { chain_id: this.chainId, height: parent.height + 1, parent_hash: parent.hash, timestamp: Math.max(this.now(), parent.timestamp), serial: this.serial++ },
-      txs,
-    );
+    const block = this.seal(Math.max(this.now(), parent.timestamp), this.serial++, txs);
+    const { height, timestamp, serial, hash } = block;
+    this.log?.append({ op: 'block', height, timestamp, serial, hash, txs: txs.map((t) => t.pool.hash), discarded }, false);
+    return block;
+  }
+
+  private genesis(timestamp: number): Block {
+    return makeBlock({ chain_id: this.chainId, height: 0, parent_hash: ZERO_HASH, timestamp, serial: 0 }, []);
+  }
+
+  /** Appends a block of already executed transactions on top of the head. */
+  private seal(timestamp: number, serial: number, txs: BlockTx[]): Block {
+    const parent = this.head;
+    const block = makeBlock({ chain_id: this.chainId, height: parent.height + 1, parent_hash: parent.hash, timestamp, serial }, txs);
     this.blocks.push(block);
     block.txs.forEach((t, index) => this.included.set(t.pool.hash, { block, index }));
     return block;
   }
 
-  /** Failed = the sender cannot cover outputs + fee: only the nonce moves. Fees are burned. */
-  private execute(p: PoolTx): BlockTx {
-    this.nonces.set(p.from, this.accountNonce(p.from) + 1n);
-    const balance = this.balances.get(p.from) ?? 0n;
-    if (balance < p.total) return { pool: p, status: 'failed', error: 'insufficient_balance' };
-    this.balances.set(p.from, balance - p.total);
-    for (const o of p.tx.outputs) this.balances.set(o.to, (this.balances.get(o.to) ?? 0n) + o.amount);
-    return { pool: p, status: 'success', error: null };
+  private admit(v: VerifyTxResult & { ok: true }): void {
+    const total = v.tx.outputs.reduce((s, o) => s + o.amount, v.tx.fee);
+    this.mempool.add([{ hash: v.hash, from: v.from, tx: v.tx, total }], 'back');
   }
 
-  /** Exact inverse of execute, applied last transaction first. */
+  /** The first half of a reorg: undoes the last `depth` blocks and returns their transactions (but `drop`) to the front of the mempool. */
+  private unwind(depth: number, drop: readonly string[]): { removed: Block[]; back: PoolTx[] } {
+    const removed = this.blocks.slice(this.height - depth + 1);
+    for (const b of [...removed].reverse()) this.revertBlock(b);
+    this.blocks.length -= depth;
+    const dropSet = new Set(drop);
+    const back = removed.flatMap((b) => b.txs.map((t) => t.pool)).filter((p) => !dropSet.has(p.hash));
+    this.mempool.add(back, 'front');
+    return { removed, back };
+  }
+
+  /** Rebuilds the chain from its log; every block must hash as recorded, or the log is not this node's. */
+  private replay(records: readonly ChainRecord[]): void {
+    const corrupt = (i: number, why: string): ChainLogError => new ChainLogError(`devnet ${this.network} chain log record ${i + 1}: ${why}`);
+    records.forEach((r, i) => {
+      if ((i === 0) !== (r.op === 'genesis')) throw corrupt(i, i === 0 ? 'the log must start with its genesis' : 'a second genesis');
+      switch (r.op) {
+        case 'genesis': {
+          if (r.chain_id !== this.chainId) throw corrupt(i, `chain id ${r.chain_id}, this network is ${this.chainId}`);
+          const g = this.genesis(r.timestamp);
+          if (g.hash !== r.hash) throw corrupt(i, `genesis hashes ${g.hash}, the log says ${r.hash}`);
+          this.blocks.push(g);
+          this.serial = 1;
+          return;
+        }
+        case 'tx': {
+          // Verified when it was accepted; only decoded now.
+          const v = verifyTx(r.raw, { chainId: this.chainId, hrp: this.hrp, verify: () => true });
+          if (!v.ok) throw corrupt(i, `transaction does not decode: ${v.error.message}`);
+          this.admit(v);
+          return;
+        }
+        case 'block': {
+          const taken = new Set(r.txs);
+          const gone = new Set(r.discarded);
+          const txs = r.txs.map((h) => {
+            const p = this.mempool.get(h);
+            if (!p) throw corrupt(i, `block takes ${h}, which is not pending`);
+            this.mempool.forget(p);
+            return this.ledger.execute(p);
+          });
+          for (const h of r.discarded) {
+            const p = this.mempool.get(h);
+            if (p) this.mempool.forget(p);
+          }
+          this.mempool.keep(this.mempool.all().filter((p) => !taken.has(p.hash) && !gone.has(p.hash)));
+          const block = this.seal(r.timestamp, r.serial, txs);
+          if (block.height !== r.height || block.hash !== r.hash) throw corrupt(i, `block ${block.height} hashes ${block.hash}, the log says ${r.height} ${r.hash}`);
+          this.serial = r.serial + 1;
+          return;
+        }
+        case 'faucet':
+          this.ledger.credit(r.address, BigInt(r.amount));
+          return;
+        case 'reorg':
+          this.unwind(r.depth, r.drop);
+          return;
+      }
+    });
+  }
+
+  /** Undoes a block's transactions, last first. */
   private revertBlock(b: Block): void {
     for (const t of [...b.txs].reverse()) {
-      const p = t.pool;
-      this.nonces.set(p.from, this.accountNonce(p.from) - 1n);
-      if (t.status === 'success') {
-        for (const o of p.tx.outputs) this.balances.set(o.to, (this.balances.get(o.to) ?? 0n) - o.amount);
-        this.balances.set(p.from, (this.balances.get(p.from) ?? 0n) + p.total);
-      }
-      this.included.delete(p.hash);
+      this.ledger.revert(t);
+      this.included.delete(t.pool.hash);
     }
   }
 }

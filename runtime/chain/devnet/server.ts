@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { NetworkName } from '../../../machines/chain/index.ts';
 import { RpcError } from '../rpc-errors.ts';
 import { DevnetNode, type DevnetOptions } from './node.ts';
@@ -21,6 +22,8 @@ export interface DevnetServerOptions {
   now?: DevnetOptions['now'];
   /** Largest request body accepted (bytes); a signed transaction is ~11 KB of hex. */
   maxBodyBytes?: number;
+  /** Where the chains persist (`<dataDir>/test`, `<dataDir>/live`); without it they live in memory. */
+  dataDir?: string;
 }
 
 export interface DevnetServer {
@@ -37,8 +40,22 @@ export async function startDevnetServer(opts: DevnetServerOptions): Promise<Devn
   const host = opts.host ?? '127.0.0.1';
   const maxBody = opts.maxBodyBytes ?? 64 * 1024 * 1024;
   const make = (network: NetworkName): DevnetNode =>
-    new DevnetNode({ network, blockMs: opts.blockMs, ...(opts.maxBlockTxs !== undefined && { maxBlockTxs: opts.maxBlockTxs }), ...(opts.now && { now: opts.now }) });
-  const nodes: Record<NetworkName, DevnetNode> = { test: make('test'), live: make('live') };
+    new DevnetNode({
+      network,
+      blockMs: opts.blockMs,
+      ...(opts.maxBlockTxs !== undefined && { maxBlockTxs: opts.maxBlockTxs }),
+      ...(opts.now && { now: opts.now }),
+      ...(opts.dataDir && { dataDir: path.join(opts.dataDir, network) }),
+    });
+  const test = make('test');
+  let live: DevnetNode;
+  try {
+    live = make('live');
+  } catch (e) {
+    test.close();
+    throw e;
+  }
+  const nodes: Record<NetworkName, DevnetNode> = { test, live };
   const handlers = { test: makeRpcHandler(nodes.test), live: makeRpcHandler(nodes.live) };
 
   const send = (res: ServerResponse, status: number, body: unknown): void => {
@@ -89,9 +106,15 @@ export async function startDevnetServer(opts: DevnetServerOptions): Promise<Devn
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // A port in use must not leave the chain logs locked.
+    const onError = (err: Error): void => {
+      test.close();
+      live.close();
+      reject(err);
+    };
+    server.once('error', onError);
     server.listen(opts.port, host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });
