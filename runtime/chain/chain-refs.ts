@@ -3,7 +3,7 @@
  * that owns it, so the indexer can match a transaction to its actor. The row is written in the
  * statement that creates the actor (a `CreateCompanion` of the machine's registration), so no
  * handler writes it and it exists exactly when the actor does. It replaced a PL/pgSQL trigger
- * on `actors` (migration 0015), whose call cost every create about 0.04 ms of PostgreSQL CPU.
+ * on `actors`, whose call cost every create about 0.04 ms of PostgreSQL CPU.
  */
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import type { SqlParam } from '../../storage/db.ts';
@@ -19,7 +19,7 @@ interface RefRow {
 const cte = (n: number) => `ref AS (INSERT INTO chain_refs (reference, network, actor_id, kind, recipient, treasury, required)
            SELECT $${n}::text, $${n + 1}::text, $1, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text, $${n + 5}::integer
             WHERE $${n}::text IS NOT NULL AND EXISTS (SELECT 1 FROM pe)
-           ON CONFLICT (reference) DO NOTHING)`;
+           ON CONFLICT (reference, actor_id) DO NOTHING)`;
 
 function companion(kind: string, row: (ctx: Record<string, unknown>, created: ApplyResult) => RefRow | null): CreateCompanion {
   return {

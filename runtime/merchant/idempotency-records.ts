@@ -1,7 +1,7 @@
 /**
  * The rest of an Idempotency-Key's life after admission claimed it (ADR 0005): the first
  * response, or release after a failure. Responses finishing while earlier writes are in flight
- * are written together in one statement (`anm_idempotency_done_many`, migration 0005), so under
+ * are written together in one statement (`anm_idempotency_done_many`, migration 0002), so under
  * load a create costs a fraction of this round trip; alone, it is written at once.
  */
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';

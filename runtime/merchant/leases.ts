@@ -1,7 +1,7 @@
 /**
  * Token leases (ADR 0004): this process's share of the shared token buckets. Each bucket
  * (`ip:<address>`, `key:<api key id>`) lives in PostgreSQL (`rate_buckets`, `anm_lease`,
- * migrations 0005 and 0007); a process takes tokens from it in chunks and serves requests from the chunk
+ * migration 0002); a process takes tokens from it in chunks and serves requests from the chunk
  * without a round trip. The store counts what each holder has leased, and refills a bucket only
  * up to what no live lease holds, so the tokens let go by the shared bucket and used by all
  * processes together never exceed an exact bucket's (capacity + rate x time, over any window).

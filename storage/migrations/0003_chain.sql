@@ -1,10 +1,14 @@
--- Chain indexer state (DESIGN.md §3): cursor, recent block hashes, reference index,
+-- Chain indexer state (DESIGN.md §3, ADR 0010): cursor, recent block hashes, reference index,
 -- transactions inside the settlement window, and the per-network lease.
+
+-- `depth_head`: the head the indexer last published depth signals for, one number per network
+-- instead of a mark on every watched transaction (see chain_watch_settles).
 CREATE TABLE chain_cursor (
   network    text PRIMARY KEY,
   height     integer NOT NULL,
   hash       text NOT NULL,
-  updated_at timestamptz NOT NULL DEFAULT now()
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  depth_head integer
 );
 
 -- The last 128 canonical blocks as the indexer saw them: reorg detection walks back here.
@@ -16,36 +20,22 @@ CREATE TABLE chain_blocks (
   PRIMARY KEY (network, height)
 );
 
--- Reference index: payment and refund references to the actor that owns them. Maintained by
--- a trigger in the same transaction that creates the actor, so no handler writes it.
+-- Reference index: payment and refund references to the actor that owns them, written by the
+-- statement that creates the actor (a create companion, runtime/chain/chain-refs.ts), so no
+-- handler writes it. Actor-scoped: the key carries `actor_id`, so the row can live on its
+-- actor's shard and the create stays a one-shard transaction; it leads with the reference,
+-- which is how the indexer looks rows up.
 CREATE TABLE chain_refs (
-  reference  text PRIMARY KEY,
+  reference  text NOT NULL,
   network    text NOT NULL,
   actor_id   text NOT NULL,
   kind       text NOT NULL,
   recipient  text NOT NULL,
   treasury   text,
   required   integer NOT NULL DEFAULT 12,
-  created_at timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (reference, actor_id)
 );
-
-CREATE FUNCTION chain_refs_from_actor() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  ctx jsonb := NEW.snapshot -> 'context';
-BEGIN
-  IF NEW.kind = 'payment_intent' AND ctx ? 'payment_reference' THEN
-    INSERT INTO chain_refs (reference, network, actor_id, kind, recipient, treasury, required)
-    VALUES (ctx ->> 'payment_reference', COALESCE(NEW.mode, 'test'), NEW.id, NEW.kind, ctx ->> 'payment_address', ctx ->> 'treasury_address',
-            COALESCE((ctx ->> 'required_confirmations')::integer, 12))
-    ON CONFLICT (reference) DO NOTHING;
-  ELSIF NEW.kind = 'refund' AND ctx ? 'reference' THEN
-    INSERT INTO chain_refs (reference, network, actor_id, kind, recipient, treasury)
-    VALUES (ctx ->> 'reference', COALESCE(NEW.mode, 'live'), NEW.id, NEW.kind, ctx ->> 'to', NULL)
-    ON CONFLICT (reference) DO NOTHING;
-  END IF;
-  RETURN NEW;
-END $$;
-CREATE TRIGGER actors_chain_refs AFTER INSERT ON actors FOR EACH ROW EXECUTE FUNCTION chain_refs_from_actor();
 
 -- Matched transactions and where they sit; depth signals go only to rows inside the window.
 CREATE TABLE chain_watch (
@@ -56,10 +46,12 @@ CREATE TABLE chain_watch (
   block_height integer,
   block_hash   text,
   required     integer NOT NULL DEFAULT 12,
-  notified_head integer,
   PRIMARY KEY (network, tx_hash, actor_id)
 );
 CREATE INDEX chain_watch_height ON chain_watch (network, block_height);
+-- A row is due a depth signal while it had not reached its required depth at the cursor's
+-- depth_head: block_height + required - 1 > depth_head. This expression index serves that range.
+CREATE INDEX chain_watch_settles ON chain_watch (network, (block_height + required - 1)) WHERE block_height IS NOT NULL;
 
 CREATE TABLE chain_leases (
   network    text PRIMARY KEY,

@@ -1,5 +1,5 @@
 /**
- * The indexer's SQL for depth and reorgs (migrations 0003 and 0012): the depth cursor, the
+ * The indexer's SQL for depth and reorgs (storage/migrations/0003_chain.sql): the depth cursor, the
  * settlement window, and the rewind to a fork point. The follow loop is in indexer.ts.
  */
 import type { Db, Queryable } from '../../../storage/db.ts';

@@ -1,5 +1,5 @@
 /**
- * The indexer's SQL on its own tables (migration 0003): the reference index, the settlement
+ * The indexer's SQL on its own tables (storage/migrations/0003_chain.sql): the reference index, the settlement
  * window, the last block hashes and the cursor. Kept apart from the follow loop in indexer.ts.
  */
 import type { Db } from '../../../storage/db.ts';
@@ -32,7 +32,7 @@ export async function lookupRefs(db: Db, network: string, refs: string[]): Promi
 export interface Cursor {
   height: number;
   hash: string;
-  /** The head depth signals were last published for (migration 0012). */
+  /** The head depth signals were last published for (ADR 0010). */
   depth_head: number | null;
 }
 
