@@ -1,5 +1,6 @@
 import { FORCE_CUSTOM_PLAN, type Db } from '../../storage/db.ts';
 import { RawJson, type Bus } from '../bus/types.ts';
+import { Poller } from './poller.ts';
 
 export interface OutboxRelayOptions {
   pollMs?: number;
@@ -57,24 +58,28 @@ const BEGIN_SQL = `${FORCE_CUSTOM_PLAN}, pg_snapshot_xmin(pg_current_snapshot())
  * repeat by its message id (consumers dedupe as well).
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private again = false;
-  private stopped = true;
+  private readonly poller: Poller;
   private lastPrune = 0;
-  /** When the scheduled run is due (ms since the epoch). */
-  private dueAt = Infinity;
   private readonly floor: Floor = { from: 0n, candidate: null, lastFullScan: 0 };
 
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
     private readonly opts: OutboxRelayOptions = {},
-  ) {}
+  ) {
+    // Database or bus down: the step fails, nothing was marked published, and the poller backs off.
+    this.poller = new Poller(
+      async () => {
+        const more = (await this.drainOnce()) === (this.opts.batch ?? 500);
+        await this.prune();
+        return more;
+      },
+      { pollMs: opts.pollMs ?? 200, gatherMs: opts.gatherMs ?? 20 },
+    );
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
   /**
@@ -83,37 +88,7 @@ export class OutboxRelay {
    * round trips whatever its size; claiming after every commit made batches of a few rows.
    */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else if (this.dueAt > Date.now() + this.gatherMs()) this.schedule(this.gatherMs());
-  }
-
-  private gatherMs(): number {
-    return this.opts.gatherMs ?? 20;
-  }
-
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    this.dueAt = Date.now() + ms;
-    this.timer = setTimeout(() => void this.run(), ms);
-  }
-
-  private async run(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.running = true;
-    let more = false;
-    try {
-      more = (await this.drainOnce()) === (this.opts.batch ?? 500);
-      await this.prune();
-    } catch {
-      // Database or bus down: the next poll retries; nothing was marked published.
-    } finally {
-      this.running = false;
-    }
-    if (this.stopped) return;
-    const again = this.again;
-    this.again = false;
-    this.schedule(more ? 0 : again ? this.gatherMs() : (this.opts.pollMs ?? 200));
+    this.poller.nudge();
   }
 
   /** Publishes one batch; returns how many rows it published. */
@@ -154,8 +129,6 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    while (this.running) await new Promise((r) => setTimeout(r, 10));
+    await this.poller.stop();
   }
 }

@@ -1,5 +1,6 @@
 import { FORCE_CUSTOM_PLAN, type Db } from '../../storage/db.ts';
 import type { ActorHost } from './actor-host.ts';
+import { Poller } from './poller.ts';
 
 export interface TimerSweeperOptions {
   pollMs?: number;
@@ -31,45 +32,36 @@ export const SWEEP_SQL = `UPDATE timers SET fired_at = to_timestamp($1::double p
      ORDER BY fire_at LIMIT $3 FOR UPDATE SKIP LOCKED))
   RETURNING actor_id, name, kind, event_type, generation, (extract(epoch FROM fire_at) * 1000)::bigint AS fire_ms`;
 
-
 /**
  * Fires due timers as actor events. Rows are claimed with SKIP LOCKED, so several sweepers
  * never publish one firing at once; the event id carries the generation, so a repeat is
  * deduped and a firing for a rescheduled timer is dropped by the host as stale.
  */
 export class TimerSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private running = false;
+  private readonly poller: Poller;
 
   constructor(
     private readonly db: Db,
     private readonly host: ActorHost,
     private readonly opts: TimerSweeperOptions = {},
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.loop();
+  ) {
+    // A full batch may have left due timers behind: the next sweep runs at once.
+    this.poller = new Poller(async () => (await this.sweepOnce()) === this.batch, { pollMs: opts.pollMs ?? 250 });
   }
 
-  private loop(): void {
-    this.timer = setTimeout(() => {
-      this.running = true;
-      void this.sweepOnce()
-        .catch(() => 0)
-        .finally(() => {
-          this.running = false;
-          if (!this.stopped) this.loop();
-        });
-    }, this.opts.pollMs ?? 250);
+  private get batch(): number {
+    return this.opts.batch ?? 200;
+  }
+
+  start(): void {
+    this.poller.start(this.opts.pollMs ?? 250);
   }
 
   async sweepOnce(): Promise<number> {
     const now = (this.opts.now ?? Date.now)();
     return this.db.tx(async (q) => {
       await q.query(FORCE_CUSTOM_PLAN);
-      const { rows } = await q.query<DueTimer>(SWEEP_SQL, [now, this.opts.refireMs ?? 30_000, this.opts.batch ?? 200]);
+      const { rows } = await q.query<DueTimer>(SWEEP_SQL, [now, this.opts.refireMs ?? 30_000, this.batch]);
       rows.sort((a, b) => Number(a.fire_ms) - Number(b.fire_ms));
       // The claim commits only after every firing is published: a failed publish leaves the rows unclaimed.
       for (const t of rows) {
@@ -83,8 +75,6 @@ export class TimerSweeper {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    while (this.running) await new Promise((r) => setTimeout(r, 10));
+    await this.poller.stop();
   }
 }

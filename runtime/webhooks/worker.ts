@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/db.ts';
+import { Poller } from '../engine/poller.ts';
 import { retryDelayMs, type ScheduleOptions } from './schedule.ts';
 import { Sender, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
@@ -43,10 +44,7 @@ export class DeliveryWorker {
   private readonly sender: Sender;
   private readonly inflightByEndpoint = new Map<string, number>();
   private inflight = 0;
-  private stopped = true;
-  private claiming = false;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly poller: Poller;
   private pending: Array<{ o: AttemptOutcome; resolve: () => void; reject: (e: unknown) => void }> = [];
   private recording = false;
   private idle: Array<() => void> = [];
@@ -58,6 +56,7 @@ export class DeliveryWorker {
   ) {
     // The agent never queues: this worker's own limits decide what is in flight.
     this.sender = new Sender({ allowPrivate: opts.allowPrivate, maxSockets: this.concurrency });
+    this.poller = new Poller(() => this.pump(), { pollMs: opts.pollMs ?? 250, ...(opts.onError ? { onError: opts.onError } : {}) });
   }
 
   private get concurrency(): number {
@@ -73,44 +72,23 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
-  /** Look for due work now (after intake or a redeliver). */
+  /** Look for due work now (after intake, a redeliver or a freed slot). */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.claiming) this.again = true;
-    else this.schedule(0);
+    this.poller.nudge();
   }
 
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.pump(), ms);
-  }
-
-  private async pump(): Promise<void> {
-    if (this.stopped || this.claiming) return;
-    this.claiming = true;
-    let full = false;
-    try {
-      const free = this.concurrency - this.inflight;
-      if (free > 0) {
-        const claimed = await this.claim(free);
-        for (const d of claimed) void this.deliver(d);
-        // Only a claim cut short by capacity may have left due work behind; otherwise wait
-        // for a nudge (intake, a freed slot) or the poll, instead of a tight loop of tiny claims.
-        full = claimed.length >= Math.min(free, CLAIM_MAX);
-      }
-    } catch (err) {
-      this.opts.onError?.(err);
-    } finally {
-      this.claiming = false;
-    }
-    if (this.stopped) return;
-    const more = this.again || (full && this.inflight < this.concurrency);
-    this.again = false;
-    this.schedule(more ? 0 : (this.opts.pollMs ?? 250));
+  /** Claims what there is room for and starts sending it; true when more may be due at once. */
+  private async pump(): Promise<boolean> {
+    const free = this.concurrency - this.inflight;
+    if (free <= 0) return false;
+    const claimed = await this.claim(free);
+    for (const d of claimed) void this.deliver(d);
+    // Only a claim cut short by capacity may have left due work behind; otherwise wait for a
+    // nudge (intake, a freed slot) or the poll, instead of a tight loop of tiny claims.
+    return claimed.length >= Math.min(free, CLAIM_MAX) && this.inflight < this.concurrency;
   }
 
   private async claim(free: number): Promise<ClaimedDelivery[]> {
@@ -156,7 +134,7 @@ export class DeliveryWorker {
         break;
       } catch (err) {
         this.opts.onError?.(err);
-        if (this.stopped) break;
+        if (this.poller.isStopped) break;
         await new Promise((r) => setTimeout(r, wait));
       }
     }
@@ -294,9 +272,7 @@ export class DeliveryWorker {
 
   /** Stops claiming, lets the sends in flight finish and their results be written. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    while (this.claiming) await new Promise((r) => setTimeout(r, 10));
+    await this.poller.stop();
     await this.drained();
     this.sender.close();
   }
