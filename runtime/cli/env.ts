@@ -29,26 +29,36 @@ export function walletsDir(env: NodeJS.ProcessEnv = process.env): string {
 const errorEnvelope = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 /** GET a JSON document from the service; its error envelope becomes a CliError with the service's code. */
-export async function getServiceJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
+export function getServiceJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
+  return serviceJson('GET', url, headers);
+}
+
+/** Calls the service and reads its JSON answer; its error envelope becomes a CliError with the service's code. */
+export async function serviceJson(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(30_000) });
+    res = await fetch(url, {
+      method,
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      signal: AbortSignal.timeout(30_000),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   } catch (e) {
     throw new CliError('service_unreachable', `cannot reach ${url}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const text = await res.text();
-  let body: unknown;
+  let doc: unknown;
   try {
-    body = JSON.parse(text);
+    doc = JSON.parse(text);
   } catch {
-    throw new CliError('bad_service_response', `GET ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+    throw new CliError('bad_service_response', `${method} ${url}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
   }
   if (!res.ok) {
-    const env = errorEnvelope.safeParse(body);
-    if (env.success) throw new CliError(env.data.error.code, `GET ${url}: HTTP ${res.status}: ${env.data.error.message}`);
-    throw new CliError(res.status === 404 ? 'not_found' : 'http_error', `GET ${url}: HTTP ${res.status}`);
+    const env = errorEnvelope.safeParse(doc);
+    if (env.success) throw new CliError(env.data.error.code, `${method} ${url}: HTTP ${res.status}: ${env.data.error.message}`);
+    throw new CliError(res.status === 404 ? 'not_found' : 'http_error', `${method} ${url}: HTTP ${res.status}`);
   }
-  return body;
+  return doc;
 }
 
 /** Parses a service document against `schema`, naming the fields that do not fit. */

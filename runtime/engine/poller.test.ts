@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Poller, type PollStep } from './poller.ts';
+import { Poller, type PollerOptions, type PollStep } from './poller.ts';
 
 /** A step that records when it ran (fake clock) and answers from a script. */
 function scripted(answers: Array<boolean | Error> = []): { step: PollStep; at: number[] } {
@@ -24,23 +24,23 @@ describe('Poller', () => {
   });
   const since = (at: number[]) => at.map((t) => t - t0);
 
-  it('runs at start, then every pollMs while steps find nothing more', async () => {
-    const { step, at } = scripted();
-    const p = new Poller(step, { pollMs: 100 });
+  /** When the steps ran (ms after start) over `ms` of a loop whose steps answer `answers`. */
+  async function stepTimes(answers: Array<boolean | Error>, opts: PollerOptions, ms: number): Promise<number[]> {
+    const { step, at } = scripted(answers);
+    const p = new Poller(step, opts);
     p.start();
-    await vi.advanceTimersByTimeAsync(350);
+    await vi.advanceTimersByTimeAsync(ms);
     await p.stop();
-    expect(since(at)).toEqual([0, 100, 200, 300]);
+    return since(at);
+  }
+
+  it('runs at start, then every pollMs while steps find nothing more', async () => {
+    expect(await stepTimes([], { pollMs: 100 }, 350)).toEqual([0, 100, 200, 300]);
   });
 
   it('runs again at once after a full batch', async () => {
-    const { step, at } = scripted([true, true, false]);
-    const p = new Poller(step, { pollMs: 100 });
-    p.start();
-    await vi.advanceTimersByTimeAsync(150);
-    await p.stop();
     // A zero delay is a millisecond on the fake clock.
-    expect(since(at)).toEqual([0, 1, 2, 102]);
+    expect(await stepTimes([true, true, false], { pollMs: 100 }, 150)).toEqual([0, 1, 2, 102]);
   });
 
   it('a nudge while idle brings the next step forward to gatherMs, never later than it was due', async () => {
@@ -96,13 +96,8 @@ describe('Poller', () => {
   });
 
   it('keeps running after a failure: the next success resets the back-off', async () => {
-    const { step, at } = scripted([new Error('once'), false, new Error('again')]);
-    const p = new Poller(step, { pollMs: 100, maxBackoffMs: 10_000 });
-    p.start();
-    await vi.advanceTimersByTimeAsync(310);
-    await p.stop();
     // fail at 0 (wait 100), ok at 100 (wait 100), fail at 200 (wait 100, not 200), ok at 300.
-    expect(since(at)).toEqual([0, 100, 200, 300]);
+    expect(await stepTimes([new Error('once'), false, new Error('again')], { pollMs: 100, maxBackoffMs: 10_000 }, 310)).toEqual([0, 100, 200, 300]);
   });
 
   it('stop waits for the step in progress and schedules nothing after it', async () => {

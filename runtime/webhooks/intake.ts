@@ -1,5 +1,6 @@
 import type { Db } from '../../storage/db.ts';
 import type { Bus, BusMessage, Subscription } from '../bus/types.ts';
+import { SerialWrites } from './serial-writes.ts';
 
 /**
  * Durable consumer of `fx.webhook.>`: records each event once and one delivery per
@@ -86,16 +87,16 @@ export function factToRow(fact: WebhookFact): Row | null {
 
 export class WebhookIntake {
   private sub: Subscription | undefined;
-  private queue: Array<{ row: Row; resolve: () => void; reject: (e: unknown) => void }> = [];
-  private flushing = false;
-  private scheduled = false;
+  private readonly writes: SerialWrites<Row>;
   readonly stats: IntakeStats = { events: 0, skipped: 0, pending: 0 };
 
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
     private readonly opts: IntakeOptions = {},
-  ) {}
+  ) {
+    this.writes = new SerialWrites((rows) => this.record(rows), opts.maxBatch ?? 500);
+  }
 
   async start(): Promise<void> {
     this.sub = await this.bus.consume({
@@ -115,41 +116,10 @@ export class WebhookIntake {
       return;
     }
     try {
-      await this.enqueue(row);
+      await this.writes.push(row);
       msg.ack();
     } catch {
       msg.nak(Math.min(30_000, 250 * 2 ** Math.min(msg.deliveries, 7)));
-    }
-  }
-
-  private enqueue(row: Row): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          void this.flush();
-        });
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.opts.maxBatch ?? 500);
-        try {
-          await this.record(batch.map((b) => b.row));
-          for (const b of batch) b.resolve();
-        } catch (err) {
-          for (const b of batch) b.reject(err);
-        }
-      }
-    } finally {
-      this.flushing = false;
     }
   }
 
@@ -192,6 +162,6 @@ export class WebhookIntake {
   async stop(): Promise<void> {
     await this.sub?.stop();
     this.sub = undefined;
-    while (this.flushing || this.queue.length > 0) await new Promise((r) => setTimeout(r, 10));
+    while (this.writes.busy) await new Promise((r) => setTimeout(r, 10));
   }
 }

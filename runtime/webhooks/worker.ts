@@ -2,6 +2,7 @@ import type { Db } from '../../storage/db.ts';
 import { Poller } from '../engine/poller.ts';
 import { retryDelayMs, type ScheduleOptions } from './schedule.ts';
 import { Sender, type SendResult } from './sender.ts';
+import { SerialWrites } from './serial-writes.ts';
 import { signatureHeader } from './signing.ts';
 import { CLAIM_MAX, CLAIM_SQL, DISABLE_SQL, RECORD_SQL, type ClaimedDelivery, type AttemptOutcome } from './worker-sql.ts';
 
@@ -45,8 +46,7 @@ export class DeliveryWorker {
   private readonly inflightByEndpoint = new Map<string, number>();
   private inflight = 0;
   private readonly poller: Poller;
-  private pending: Array<{ o: AttemptOutcome; resolve: () => void; reject: (e: unknown) => void }> = [];
-  private recording = false;
+  private readonly outcomes: SerialWrites<AttemptOutcome>;
   private idle: Array<() => void> = [];
   readonly stats: WorkerStats = { attempts: 0, succeeded: 0, retried: 0, failed: 0, disabled: 0 };
 
@@ -56,6 +56,7 @@ export class DeliveryWorker {
   ) {
     // The agent never queues: this worker's own limits decide what is in flight.
     this.sender = new Sender({ allowPrivate: opts.allowPrivate, maxSockets: this.concurrency });
+    this.outcomes = new SerialWrites((batch) => this.write(batch), 1000);
     this.poller = new Poller(() => this.pump(), { pollMs: opts.pollMs ?? 250, ...(opts.onError ? { onError: opts.onError } : {}) });
   }
 
@@ -225,29 +226,7 @@ export class DeliveryWorker {
 
   /** Queues an outcome for the next batched write; resolves once it is committed. */
   private record(o: AttemptOutcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ o, resolve, reject });
-      if (!this.recording) void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.recording = true;
-    try {
-      // Let outcomes finishing in the same turn join the batch.
-      await new Promise((r) => setImmediate(r));
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, 1000);
-        try {
-          await this.write(batch.map((b) => b.o));
-          for (const b of batch) b.resolve();
-        } catch (err) {
-          for (const b of batch) b.reject(err);
-        }
-      }
-    } finally {
-      this.recording = false;
-    }
+    return this.outcomes.push(o);
   }
 
   private async write(batch: AttemptOutcome[]): Promise<void> {
