@@ -92,7 +92,11 @@ export class Poller {
     } catch (err) {
       failed = true;
       this.failures += 1;
-      this.opts.onError?.(err);
+      try {
+        this.opts.onError?.(err);
+      } catch {
+        // A failing error report must not end the loop.
+      }
     } finally {
       this.busy = false;
     }
