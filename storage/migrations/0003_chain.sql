@@ -46,12 +46,26 @@ CREATE TABLE chain_watch (
   block_height integer,
   block_hash   text,
   required     integer NOT NULL DEFAULT 12,
+  -- The position at which the block holding the transaction was applied: depth signals name
+  -- it, so an actor applies a depth report only to the inclusion it is about.
+  inclusion_pos bigint,
   PRIMARY KEY (network, tx_hash, actor_id)
 );
 CREATE INDEX chain_watch_height ON chain_watch (network, block_height);
 -- A row is due a depth signal while it had not reached its required depth at the cursor's
 -- depth_head: block_height + required - 1 > depth_head. This expression index serves that range.
 CREATE INDEX chain_watch_settles ON chain_watch (network, (block_height + required - 1)) WHERE block_height IS NOT NULL;
+
+-- Chain signal positions (the signal-positions ADR). Every chain signal carries the
+-- indexer's position: a number reserved here before the fact it states is observed, growing
+-- with every block applied or reverted and every mempool or depth report, never issued twice,
+-- and only by the holder of the network's lease. The genesis hash tells a reorg from a
+-- different chain.
+CREATE TABLE chain_positions (
+  network      text PRIMARY KEY,
+  pos          bigint NOT NULL DEFAULT 0,
+  genesis_hash text
+);
 
 CREATE TABLE chain_leases (
   network    text PRIMARY KEY,

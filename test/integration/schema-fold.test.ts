@@ -1,6 +1,6 @@
 /**
  * The folded migrations (storage/migrations, one file per concern) build the schema the old
- * chain of sixteen migrations built (kept in test/fixtures/migrations-legacy), except for the
+ * chain of seventeen migrations built (kept in test/fixtures/migrations-legacy), except for the
  * changes listed in EXPECTED_DELTA, each made on purpose. Compared with `pg_dump --schema-only`
  * and with a catalog dump on PostgreSQL, and with the catalog dump on PGlite.
  */
@@ -26,7 +26,7 @@ const EXPECTED_DELTA: Delta = {
   'CONSTRAINT outbox outbox_pkey': 'changed',
   'CONSTRAINT chain_refs chain_refs_pkey': 'changed',
   // notified_head was no longer written once depth came from the cursor (ADR 0010), and the
-  // fill factor served only its updates.
+  // fill factor served only its updates (inclusion_pos, added last, now follows required).
   'TABLE chain_watch': 'changed',
   // Functions no code called since leases replaced them (ADR 0004).
   'FUNCTION anm_gate(text, double precision, double precision, text, double precision, double precision, text, text, text, integer, text)': 'removed',
