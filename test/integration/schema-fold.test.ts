@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../storage/db.ts';
-import { loadMigrations, migrate, MigrationMismatch } from '../../storage/migrate.ts';
+import { loadMigrations, migrate, MigrationMismatch, type Migration } from '../../storage/migrate.ts';
 import { openPg } from '../../storage/pg-adapter.ts';
 import { openPglite } from '../../storage/pglite-adapter.ts';
 import { DATABASE_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
@@ -41,6 +41,11 @@ const NOT_ACTOR_SCOPED = new Set([
   // A merchant's webhook facts, keyed by event id; actor_id only says which actor emitted it.
   'webhook_events',
 ]);
+
+/** The folded files; later concerns (0005_market.sql, …) were never part of the old chain. */
+async function foldedFiles(): Promise<Migration[]> {
+  return (await loadMigrations()).filter((m) => m.version <= 4);
+}
 
 async function buildLegacy(db: Db): Promise<void> {
   for (const m of await loadMigrations(LEGACY)) await db.exec(m.sql);
@@ -78,11 +83,11 @@ describe('folded migrations on PGlite', () => {
     const folded = await openPglite();
     try {
       await buildLegacy(legacy);
-      expect(await migrate(folded)).toEqual(['0001_engine.sql', '0002_merchants.sql', '0003_chain.sql', '0004_webhooks.sql']);
+      expect(await migrate(folded, await foldedFiles())).toEqual(['0001_engine.sql', '0002_merchants.sql', '0003_chain.sql', '0004_webhooks.sql']);
       checkDelta(await catalogDump(legacy), await catalogDump(folded));
       expect(await keysCarryActorId(folded)).toEqual(expect.arrayContaining(ACTOR_TABLES));
       // Applied again: nothing to do.
-      expect(await migrate(folded)).toEqual([]);
+      expect(await migrate(folded, await foldedFiles())).toEqual([]);
     } finally {
       await Promise.all([legacy.close(), folded.close()]);
     }
@@ -125,7 +130,7 @@ describe.skipIf(!realAvailable)('folded migrations on PostgreSQL', () => {
     const folded = await openPg({ connectionString: DATABASE_URL, schema: fs, max: 1 });
     try {
       await buildLegacy(legacy);
-      await migrate(folded);
+      await migrate(folded, await foldedFiles());
       const [a, b] = await Promise.all([pgDump(DATABASE_URL, ls), pgDump(DATABASE_URL, fs)]);
       // The comparison must have seen the whole schema, functions included.
       expect([...b.keys()].filter((k) => k.startsWith('FUNCTION ')).length).toBe(8);
