@@ -11,7 +11,7 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
-  /** SHA-256 of the file's text: an applied migration must never change (ADR 0014). */
+  /** SHA-256 of the file's text: an applied migration must never change (ADR 0021). */
   checksum: string;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Idempotency-Key handling at the edge (spec Endpoints, Create; ADR 0005): the header rules
- * and the request fingerprint. Claims and records live in `anm_gate` / IdempotencyRecords.
+ * and the request fingerprint. Claims and records live in `anm_gate_lease` / IdempotencyRecords.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';

@@ -3,7 +3,7 @@
  * `application/json` with no charset or `utf-8`, the bytes valid UTF-8 (a fatal decoder, never
  * U+FFFD), the text strict JSON, and no object anywhere may name a key twice: with last-key-wins
  * parsing a proxy that reads the first `amount` would see another charge than we do. Duplicates
- * are found with jsonc-parser's scanner (ADR 0014), a tokenizer without recursion, so depth costs
+ * are found with jsonc-parser's scanner (ADR 0018), a tokenizer without recursion, so depth costs
  * no stack.
  */
 import * as jsonc from 'jsonc-parser';

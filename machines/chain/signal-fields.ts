@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Zod fields of positional chain signals (ADR 0014), shared by every actor that watches the
+ * Zod fields of positional chain signals (ADR 0016), shared by every actor that watches the
  * chain. Optional: an indexer older than positions sends none, and its signals keep the
  * rules they had.
  */

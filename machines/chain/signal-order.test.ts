@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { depthAhead, depthApplies, inclusionOf, newerStatus, noteDepth, notedHead, noteStatus, staleStatus } from './signal-order.ts';
 
-describe('signal order (ADR 0014)', () => {
+describe('signal order (ADR 0016)', () => {
   it('drops older statements about the same transaction only', () => {
     const mark = { tx: 'a', at: 10 };
     expect(staleStatus(mark, { tx_hash: 'a', pos: 9 })).toBe(true);

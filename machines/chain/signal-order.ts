@@ -1,5 +1,5 @@
 /**
- * Chain signals in any order (DESIGN §2 "Signals in any order", ADR 0014). Nothing orders the
+ * Chain signals in any order (DESIGN §2 "Signals in any order", ADR 0016). Nothing orders the
  * indexer's messages across subjects, and several consumers reorder even one subject, so each
  * chain signal carries the indexer's position `pos` (a number that grows with every block the
  * indexer applies or reverts and with every mempool or depth report, never issued twice) and

@@ -18,7 +18,7 @@ export interface MatchedTx {
   block_height: number | null;
   block_hash: string | null;
   receipt: 'success' | 'failed' | null;
-  /** The indexer's position of this inclusion (ADR 0014); null while only seen, absent in v1 snapshots. */
+  /** The indexer's position of this inclusion (ADR 0016); null while only seen, absent in v1 snapshots. */
   pos?: number | null;
 }
 
@@ -63,7 +63,7 @@ export interface PaymentIntentContext {
   refunds: RefundRecord[];
   /** Refunds created and not yet CONFIRMED, FAILED or CANCELED: they hold part of the cap. Absent in v1 snapshots taken before refunds existed. */
   refund_holds?: RefundRecord[];
-  /** Highest chain position heard about the transaction (machine version 2; ADR 0014). */
+  /** Highest chain position heard about the transaction (machine version 2; ADR 0016). */
   chain_mark?: ChainMark | null;
   /** The newest depth report for an inclusion not yet heard of (machine version 2). */
   chain_depth?: DepthNote | null;

@@ -2,7 +2,7 @@ import type { DurableMachine } from '../kit/durable.ts';
 import { paymentIntentEvents } from './events.ts';
 import { paymentIntentMachine } from './machine.ts';
 
-/** How the runtime hosts payment intents: actor kind `payment_intent`, machine version 2 (positional chain signals, ADR 0014; version 1 snapshots restore as they are). */
+/** How the runtime hosts payment intents: actor kind `payment_intent`, machine version 2 (positional chain signals, ADR 0016; version 1 snapshots restore as they are). */
 export const paymentIntentDefinition: DurableMachine<typeof paymentIntentMachine> = {
   kind: 'payment_intent',
   version: 2,

@@ -55,7 +55,7 @@ describe('golden snapshots, payment_intent v1', () => {
 });
 
 /**
- * Version 2 (ADR 0014) adds the chain positions to the context: `chain_mark`, `chain_depth`
+ * Version 2 (ADR 0016) adds the chain positions to the context: `chain_mark`, `chain_depth`
  * and `tx.pos`. These files are frozen like v1's.
  */
 describe('golden snapshots, payment_intent v2', () => {

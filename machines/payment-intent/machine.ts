@@ -86,7 +86,7 @@ const pi = setup({
         chain_mark: noteStatus(context.chain_mark, event),
       };
     }),
-    /** Records the position of a chain signal that moves nothing else (ADR 0014). */
+    /** Records the position of a chain signal that moves nothing else (ADR 0016). */
     noteChain: assign(({ context, event }) => rules.chainNotes(context, event)),
     trackDepth: assign(({ context, event }) => {
       const h = context.tx?.block_height;
@@ -195,7 +195,7 @@ const settledReorg = [
 /**
  * The settled tx reported in another block at a newer position: the block it settled in left
  * the chain. The merchant gets `payment.reorged`, then the inclusion is evaluated as a fresh
- * match, as if the reorg signal (still on its way) had come first (ADR 0014).
+ * match, as if the reorg signal (still on its way) had come first (ADR 0016).
  */
 const lose = [reorged, 'clearTx', 'reopen'] as const;
 const settledMoved = pi.createStateConfig({

@@ -5,7 +5,7 @@ import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
 
 /**
- * Positional chain signals (DESIGN §2 "Signals in any order", ADR 0014): each states what is
+ * Positional chain signals (DESIGN §2 "Signals in any order", ADR 0016): each states what is
  * true at the indexer's position `pos`; older statements about the same tx are dropped.
  */
 const at = (e: PaymentIntentEvent, pos: number, inclusion?: number): PaymentIntentEvent => ({ ...e, pos, ...(inclusion !== undefined && { inclusion }) }) as PaymentIntentEvent;

@@ -55,7 +55,7 @@ export function confirmationsAt(blockHeight: number, head: number): number {
 function depthOf(ctx: PaymentIntentContext, e: PaymentIntentEvent): number | null {
   if (e.type === 'chain.tx.included') {
     if (e.receipt !== 'success') return null;
-    // A depth report for this inclusion may have arrived first (ADR 0014).
+    // A depth report for this inclusion may have arrived first (ADR 0016).
     const noted = notedHead(ctx.chain_depth, e.pos);
     return confirmationsAt(e.block_height, noted === null ? e.head : Math.max(e.head, noted));
   }
@@ -115,7 +115,7 @@ export function inclusionNews(ctx: PaymentIntentContext, e: PaymentIntentEvent):
   return e.type === 'chain.tx.included' && sameTx(ctx, e) && !knownInclusion(ctx, e);
 }
 
-/** Chain signals in any order (ADR 0014): guards over the indexer's positions. */
+/** Chain signals in any order (ADR 0016): guards over the indexer's positions. */
 function isStatus(e: PaymentIntentEvent): e is Extract<PaymentIntentEvent, { type: 'chain.tx.seen' | 'chain.tx.included' | 'chain.reorged' | 'chain.tx.dropped' }> {
   return e.type === 'chain.tx.seen' || e.type === 'chain.tx.included' || e.type === 'chain.reorged' || e.type === 'chain.tx.dropped';
 }

@@ -22,7 +22,7 @@ export interface RefundContext {
   confirmations: number;
   completed_at: number | null;
   failure: string | null;
-  /** Machine version 2 (ADR 0014): the indexer's position of the known inclusion, the highest position heard about the transfer, and a depth report kept for an inclusion not heard of yet. */
+  /** Machine version 2 (ADR 0016): the indexer's position of the known inclusion, the highest position heard about the transfer, and a depth report kept for an inclusion not heard of yet. */
   inclusion_pos?: number | null;
   chain_mark?: ChainMark | null;
   chain_depth?: DepthNote | null;

@@ -2,7 +2,7 @@ import type { DurableMachine } from '../kit/durable.ts';
 import { refundEvents } from './events.ts';
 import { refundMachine } from './machine.ts';
 
-/** How the runtime hosts refunds: actor kind `refund`, machine version 2 (positional chain signals, ADR 0014; version 1 snapshots restore as they are). */
+/** How the runtime hosts refunds: actor kind `refund`, machine version 2 (positional chain signals, ADR 0016; version 1 snapshots restore as they are). */
 export const refundDefinition: DurableMachine<typeof refundMachine> = {
   kind: 'refund',
   version: 2,

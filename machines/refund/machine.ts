@@ -49,7 +49,7 @@ const rf = setup({
         chain_mark: noteStatus(context.chain_mark, event),
       };
     }),
-    /** Records the position of a chain signal that moves nothing else (ADR 0014). */
+    /** Records the position of a chain signal that moves nothing else (ADR 0016). */
     noteChain: assign(({ context, event }) => {
       if (event.type === 'chain.block') return { chain_depth: noteDepth(context.chain_depth, event) };
       if (event.type === 'chain.tx.seen' || event.type === 'chain.tx.included' || event.type === 'chain.reorged' || event.type === 'chain.tx.dropped') {
@@ -87,7 +87,7 @@ const inclusion = [
   { guard: and(['paysRefund', 'depthReached']), target: 'CONFIRMED', actions: [...confirmed] },
   { guard: 'paysRefund' as const, target: 'CONFIRMING', actions: ['recordTx' as const] },
 ];
-/** Chain signals in any order (ADR 0014): older statements are dropped, news that moves nothing is recorded. */
+/** Chain signals in any order (ADR 0016): older statements are dropped, news that moves nothing is recorded. */
 const noteNews = { guard: 'newsOfOurTx' as const, actions: ['noteChain' as const] };
 const keepDepth = { guard: 'depthForLater' as const, actions: ['noteChain' as const] };
 

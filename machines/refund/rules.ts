@@ -14,7 +14,7 @@ export function sameTx(ctx: RefundContext, e: RefundEvent): boolean {
   return 'tx_hash' in e && ctx.tx_hash === e.tx_hash;
 }
 
-/** Confirmations an inclusion gives, counting a depth report for it that came first (ADR 0014). */
+/** Confirmations an inclusion gives, counting a depth report for it that came first (ADR 0016). */
 export function inclusionDepth(ctx: RefundContext, e: Extract<RefundEvent, { type: 'chain.tx.included' }>): number {
   const noted = notedHead(ctx.chain_depth, e.pos);
   return confirmationsAt(e.block_height, noted === null ? e.head : Math.max(e.head, noted));

@@ -1,6 +1,6 @@
 /**
  * Merchant accounts, their API keys and payout addresses (the operator API and the bootstrap
- * write here; the gateway reads through `anm_gate`).
+ * write here; the gateway reads through `anm_gate_lease`).
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Db, Queryable } from '../../storage/db.ts';

@@ -8,7 +8,6 @@
  * Env: BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_CONCURRENCY (32).
  * The load generator runs in this process: its CPU counts against the service.
  */
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import Fastify from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -43,7 +42,6 @@ function call(url: string, method: string, body?: unknown, headers: Record<strin
 }
 
 const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
-await backend.db.exec(readFileSync(new URL('../../storage/migrations/0005_market.sql', import.meta.url), 'utf8'));
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
 const market = openMarket(backend.db, host, { feeAddresses: FEE });
 const seller = privateKeyToAccount(generatePrivateKey());

@@ -2,7 +2,6 @@
  * The marketplace app over real HTTP on a fresh backend (PostgreSQL + NATS when reachable,
  * PGlite otherwise), listening on port 0.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildMarketApp } from '../../gateway/market/app.ts';
@@ -34,9 +33,6 @@ export function useMarket(opts: { perIpPerMinute?: number } = {}): MarketHarness
   beforeAll(async () => {
     h.backend = realAvailable ? await openReal() : await openEmbedded();
     h.host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
-    // Until the migrations are folded, version 5 is also 0005_gate_perf and the loader skips
-    // 0005_market; the file is idempotent, so applying it here is harmless either way.
-    await h.backend.db.exec(readFileSync(new URL('../../storage/migrations/0005_market.sql', import.meta.url), 'utf8'));
     h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now() });
     h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6 };
     h.app = await buildMarketApp(h.deps);

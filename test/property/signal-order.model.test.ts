@@ -18,7 +18,7 @@ import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
 import { openEmbedded, type Backend } from '../helpers/backends.ts';
 
 /**
- * DESIGN §2 "Signals in any order", issue 27, ADR 0014. The real indexer follows a devnet
+ * DESIGN §2 "Signals in any order", issue 27, ADR 0016. The real indexer follows a devnet
  * through random payments, blocks and reorgs (depth 1 to 20; the paying transaction re-mined
  * at the same height, at another, or dropped); its signals are recorded, then delivered
  * through the real ActorHost once in publish order and several times in a random permutation

@@ -1,5 +1,5 @@
 /**
- * The devnet's durable chain (docs/adr/0014-w19dev-devnet-persistence.md): one append-only
+ * The devnet's durable chain (docs/adr/0019-devnet-persistence.md): one append-only
  * JSON Lines file per network, `<dir>/chain.jsonl`, holding every state change in order.
  * Replaying it rebuilds the exact chain (same genesis, same hashes, same mempool). The file
  * is created whole (temporary file, fsync, rename) so it always starts with its genesis; a

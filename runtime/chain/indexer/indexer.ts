@@ -117,7 +117,7 @@ export class ChainIndexer {
     await this.scanMempool();
   }
 
-  /** `n` fresh positions (ADR 0014), the first returned; refused once the lease is lost. */
+  /** `n` fresh positions (ADR 0016), the first returned; refused once the lease is lost. */
   private reserve(n: number): Promise<number> {
     return reservePositions(this.o.db, this.o.network, this.o.holder, n);
   }
@@ -194,7 +194,7 @@ export class ChainIndexer {
       }
     }
     const last = Math.min(head, cur.height + (this.o.maxBlocksPerTick ?? 500));
-    // One position per block this tick may apply, reserved before any is read (ADR 0014).
+    // One position per block this tick may apply, reserved before any is read (ADR 0016).
     const base = last > cur.height ? await this.reserve(last - cur.height) : 0;
     const from = cur.height;
     const ahead = Math.max(1, this.o.pipeline ?? 4);

@@ -1,5 +1,5 @@
 /**
- * The indexer's positions (migration 0018, ADR 0014): reserved in PostgreSQL before the facts
+ * The indexer's positions (migration 0018, ADR 0016): reserved in PostgreSQL before the facts
  * they stamp are observed, so a restart, a takeover by another process or the reorg path
  * never issues a position lower than one already used.
  */

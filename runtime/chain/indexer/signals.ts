@@ -13,7 +13,7 @@ export interface BlockSignal {
   head: number;
   hash: string;
   at: number;
-  /** The indexer's position (ADR 0014); absent from older indexers. */
+  /** The indexer's position (ADR 0016); absent from older indexers. */
   pos?: number;
   /** `inc`: the position at which the block holding the target's transaction was applied. */
   targets: Array<{ kind: string; id: string; inc?: number }>;
@@ -36,7 +36,7 @@ export interface IncludedSignal {
   block_hash: string;
   head: number;
   at: number;
-  /** The position at which the indexer applied the block (ADR 0014); absent from older indexers. */
+  /** The position at which the indexer applied the block (ADR 0016); absent from older indexers. */
   pos?: number;
   txs: IncludedTx[];
 }
