@@ -4,8 +4,8 @@ import { DEFAULT_ROTATION_GRACE_MS, listEndpoints, rotateSecret, setEndpoint } f
 import { WebhookError } from '../runtime/webhooks/errors.ts';
 import type { LookupAll } from '../runtime/webhooks/url-policy.ts';
 import { AppError } from './errors.ts';
+import { strictJsonParser } from './http/body.ts';
 import { sendError } from './http/error-reply.ts';
-import { parseStrictJson } from './http/strict-json.ts';
 import { isOperator } from './operator-auth.ts';
 
 /**
@@ -61,13 +61,7 @@ export const webhooksPlugin: FastifyPluginAsync<WebhooksPluginOptions> = async (
 
   // The same strict JSON as the merchant API (gateway/http/strict-json.ts); the operator token
   // is checked in onRequest, before any body is read.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, raw: Buffer, done) => {
-    if (raw.length === 0) return done(null, undefined);
-    const parsed = parseStrictJson(raw, req.headers['content-type']);
-    if (parsed.ok) done(null, parsed.value);
-    else done(new AppError('invalid_json'), undefined);
-  });
+  strictJsonParser(app);
 
   app.addHook('onRequest', async (req, reply) => {
     if (!isOperator(req, opts.operatorToken)) return sendError(req, reply, new AppError('unauthorized', 'Operator token required.'));

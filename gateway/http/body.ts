@@ -15,6 +15,20 @@ export function rawBodyParser(app: FastifyInstance): void {
 }
 
 /**
+ * For apps whose routes read the body before any credential (the marketplace, the operator's
+ * webhook API behind its onRequest check): the strict JSON value, or 400 `invalid_json`.
+ */
+export function strictJsonParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, raw: Buffer, done) => {
+    if (raw.length === 0) return done(null, undefined);
+    const parsed = parseStrictJson(raw, req.headers['content-type']);
+    if (parsed.ok) done(null, parsed.value);
+    else done(new AppError('invalid_json'), undefined);
+  });
+}
+
+/**
  * The body as JSON; undefined when there is none. Anything but a strict JSON document sent as
  * `application/json` in UTF-8 without duplicate keys is 400 `invalid_json` (strict-json.ts).
  */

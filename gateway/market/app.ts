@@ -1,10 +1,11 @@
 /**
  * The marketplace's HTTP app on MARKETPLACE_PORT (DESIGN §5): `buildMarketApp(deps)` returns
- * a Fastify instance that has not listened. One plugin per resource; bodies are JSON capped
- * at 256 KiB; errors, 404 and 405 in the merchant envelope (gateway/http/edge.ts).
+ * a Fastify instance that has not listened. One plugin per resource; bodies are strict JSON
+ * (gateway/http/strict-json.ts) capped at 256 KiB; errors, 404 and 405 in the merchant
+ * envelope (gateway/http/edge.ts).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { BODY_LIMIT } from '../http/body.ts';
+import { BODY_LIMIT, strictJsonParser } from '../http/body.ts';
 import { installEdge } from '../http/edge.ts';
 import { errorOptions } from '../http/error-reply.ts';
 import type { MarketDeps } from './deps.ts';
@@ -22,6 +23,7 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
     routerOptions: { maxParamLength: 256 },
   });
   installEdge(app);
+  strictJsonParser(app);
   const opts = { deps };
   await app.register(resources, opts);
   await app.register(search, opts);

@@ -4,6 +4,7 @@
  * ready header values for a v2 (`PAYMENT-SIGNATURE`) or v1 (`X-PAYMENT`) seller.
  */
 import { USDC_TOKEN } from '../../machines/money/market.ts';
+import { parseStrictJsonBytes } from '../strict-json.ts';
 import { legRequirement } from './requirements.ts';
 
 export interface DecodedLeg {
@@ -12,13 +13,20 @@ export interface DecodedLeg {
   payload: unknown;
 }
 
-function fromBase64Json(s: string): unknown {
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(s)) return undefined;
-  try {
-    return JSON.parse(Buffer.from(s, 'base64').toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
+/**
+ * The base64 (or base64url) text of a strict JSON document, or undefined. Node's decoder skips
+ * characters it does not know and ignores stray bits, so two different header values could
+ * carry one payload: only the canonical encoding (it re-encodes to itself, padding aside) is
+ * read, and the JSON inside follows the body rules (runtime/strict-json.ts).
+ */
+export function fromBase64Json(s: string): unknown {
+  const url = /^[A-Za-z0-9_-]+$/.test(s);
+  if (!url && !/^[A-Za-z0-9+/]+={0,2}$/.test(s)) return undefined;
+  if (!url && s.length % 4 !== 0) return undefined;
+  const raw = Buffer.from(s, url ? 'base64url' : 'base64');
+  if (raw.toString(url ? 'base64url' : 'base64').replace(/=+$/, '') !== s.replace(/=+$/, '')) return undefined;
+  const parsed = parseStrictJsonBytes(raw);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
