@@ -75,6 +75,7 @@ export async function startServices(config: Config): Promise<Services> {
     }
     if (roles.has('gateway')) await probePort('PORT', config.HOST, config.PORT);
     if (inProcessDevnet) await probePort('DEVNET_PORT', config.HOST, config.DEVNET_PORT);
+    if (roles.has('marketplace')) await probePort('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT);
     const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     stops.push(() => db.close());
     const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();

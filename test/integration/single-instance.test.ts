@@ -76,12 +76,13 @@ describe('one process per data directory (spawned npm start)', () => {
     }
   }, 120_000);
 
-  it('DEVNET_PORT in use names DEVNET_PORT', async () => {
+  it.each(['DEVNET_PORT', 'MARKETPLACE_PORT'] as const)('%s in use names that variable', async (variable) => {
     const { server, port } = await busyPort();
     try {
-      const p = ServiceProcess.spawn('devnet-port', { ANMPAY_DATA_DIR: await tempDir(), PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: String(port) });
+      const ports = { PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', [variable]: String(port) };
+      const p = ServiceProcess.spawn(variable.toLowerCase(), { ANMPAY_DATA_DIR: await tempDir(), ...ports });
       expect(await p.exited).toBe(1);
-      expect(oneLine(p.stderr)).toMatch(/^anmpay: port \d+ on 127\.0\.0\.1 is in use: set DEVNET_PORT to a free port/);
+      expect(oneLine(p.stderr)).toMatch(new RegExp(`^anmpay: port \\d+ on 127\\.0\\.0\\.1 is in use: set ${variable} to a free port`));
     } finally {
       server.close();
     }
