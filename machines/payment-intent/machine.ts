@@ -53,7 +53,7 @@ const reorged = {
     type: 'payment.reorged',
     created: event.at,
     data: webhookData(context, 'AWAITING_PAYMENT', {
-      reason: rules.reorgedReason(context, 'head' in event ? event.head : 0),
+      reason: rules.reorgedReason(context, 'head' in event ? event.head : null),
       confirmations: 0,
     }),
   }),
@@ -130,6 +130,7 @@ const pi = setup({
     staleSignal: ({ context, event }) => rules.staleSignal(context, event),
     newsOfOurTx: ({ context, event }) => rules.newsOfOurTx(context, event),
     movedBlock: ({ context, event }) => rules.movedBlock(context, event),
+    backInMempool: ({ context, event }) => rules.backInMempool(context, event),
     lostTx: ({ context, event }) => rules.lostTx(context, event),
     depthForLater: ({ context, event }) => rules.depthForLater(context, event),
     settledDeeper: ({ context, event }) => rules.settledDeeper(context, event),
@@ -167,9 +168,38 @@ const keepDepth = { guard: 'depthForLater' as const, actions: ['noteChain' as co
 /** Positional news of the tx that moves nothing here is still recorded, so older news is dropped. */
 const noteNews = { guard: 'newsOfOurTx' as const, actions: ['noteChain' as const] };
 
+/**
+ * The matched tx, known in a block, seen in the mempool at a newer position: its block left
+ * the chain. Evaluated as a fresh mempool match in the same step, as if the reorg signal
+ * (older, still on its way, and dropped as stale once this is recorded) had come first
+ * (ADR 0016). Before settlement the loss sends no webhook; a settled intent's sends
+ * `payment.reorged` first, as the reorg would have.
+ */
+const reseen = pi.createStateConfig({
+  on: {
+    'chain.tx.seen': [
+      { guard: and(['backInMempool', 'legsShort']), target: 'UNDERPAID', actions: ['clearTx', 'reopen', 'matchTx', underpaid] },
+      { guard: and(['backInMempool', 'legsOver']), target: 'OVERPAID', actions: ['clearTx', 'reopen', 'matchTx', overpaid] },
+      { guard: 'backInMempool', target: 'PAYMENT_DETECTED', actions: ['clearTx', 'reopen', 'matchTx', detected] },
+      noteNews,
+    ],
+  },
+}).on['chain.tx.seen'];
+const settledReseen = pi.createStateConfig({
+  on: {
+    'chain.tx.seen': [
+      { guard: and(['backInMempool', 'legsShort']), target: 'UNDERPAID', actions: [reorged, 'clearTx', 'reopen', 'matchTx', underpaid] },
+      { guard: and(['backInMempool', 'legsOver']), target: 'OVERPAID', actions: [reorged, 'clearTx', 'reopen', 'matchTx', overpaid] },
+      { guard: 'backInMempool', target: 'PAYMENT_DETECTED', actions: [reorged, 'clearTx', 'reopen', 'matchTx', detected] },
+      noteNews,
+    ],
+  },
+}).on['chain.tx.seen'];
+
 /** CONFIRMING and OVERPAID: the matched tx is deepening towards settlement. */
 const inFlight = pi.createStateConfig({
   on: {
+    'chain.tx.seen': reseen,
     'chain.tx.included': [
       { guard: or(['otherTx', 'staleSignal']) },
       { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
@@ -211,6 +241,7 @@ const settledMoved = pi.createStateConfig({
   },
 }).on['chain.tx.included'];
 const settledChain = {
+  'chain.tx.seen': settledReseen,
   'chain.reorged': settledReorg,
   'chain.tx.dropped': [{ guard: and(['lostTx', 'newsOfOurTx']), target: 'AWAITING_PAYMENT', actions: [reorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] }],
   'chain.tx.included': [{ guard: 'staleSignal' as const }, ...settledMoved, noteNews],
@@ -258,6 +289,8 @@ export const paymentIntentMachine = pi.createMachine({
     },
     PAYMENT_DETECTED: {
       on: {
+        // Seen again at a newer position (back in the mempool after a reorg): recorded, so the older reorg is dropped.
+        'chain.tx.seen': noteNews,
         'chain.tx.included': [{ guard: 'otherTx' }, ...newTx.on['chain.tx.included']],
         'chain.reorged': reopenOnLoss,
         'chain.tx.dropped': reopenOnLoss,
@@ -274,6 +307,7 @@ export const paymentIntentMachine = pi.createMachine({
           { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
           { guard: 'inclusionNews', actions: ['matchTx'] },
         ],
+        'chain.tx.seen': reseen,
         'chain.block': [{ guard: 'depthAdvances', actions: ['trackDepth'] }, keepDepth],
         'chain.reorged': reopenOnLoss,
         'chain.tx.dropped': reopenOnLoss,

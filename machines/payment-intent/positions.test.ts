@@ -56,6 +56,33 @@ describe('payment intent, chain signals in any order', () => {
     expect(ctxOf(r.snapshot).confirmations).toBe(1);
   });
 
+  it('CI counterexample (seed 2045749370): the tx seen again after a reorg overtakes that reorg; the intent ends PAYMENT_DETECTED', () => {
+    // Indexer order: seen@40, included@41, reorged@56, seen@70 (back in the mempool, never re-mined).
+    const s40 = at(seen(T), 40);
+    const i41 = at(included(T, { head: 100 }), 41);
+    const r56 = at(reorged(T, 'tx1', 105), 56);
+    const s70 = at(seen(T), 70);
+    const inOrder = run(replay(def, [createEvent()]), [s40, i41, r56, s70]);
+    expect(def.status(inOrder.snap as never)).toBe('PAYMENT_DETECTED');
+    for (const order of [
+      [i41, s40, s70, r56],
+      [s40, s70, r56, i41],
+      [s40, i41, s70, r56],
+    ]) {
+      const { snap } = run(replay(def, [createEvent()]), order);
+      expect(def.status(snap as never)).toBe('PAYMENT_DETECTED');
+      expect(ctxOf(snap).tx).toMatchObject({ hash: 'tx1', block_hash: null, block_height: null });
+      expect(ctxOf(snap).confirmations).toBe(0);
+    }
+  });
+
+  it('a settled tx seen in the mempool at a newer position lost its block: payment.reorged, then detected', () => {
+    const { snap, out } = run(replay(def, paidAt4), [at(seen(T), 20), at(reorged(T, 'tx1', 111), 17)]);
+    expect(out[0]).toEqual({ accepted: true, status: 'PAYMENT_DETECTED', webhooks: ['payment.reorged', 'payment.detected'] });
+    expect(out[1]).toMatchObject({ accepted: false, status: 'PAYMENT_DETECTED' });
+    expect(ctxOf(snap).tx?.block_hash).toBeNull();
+  });
+
   it('signals without a position keep the rules they had', () => {
     const paid = replay(def, paidAt4);
     expect(step(def, paid, included(T, { head: 120, blockHash: 'blk100b' })).accepted).toBe(false);

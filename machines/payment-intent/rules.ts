@@ -135,6 +135,17 @@ export function movedBlock(ctx: PaymentIntentContext, e: PaymentIntentEvent): bo
   return e.type === 'chain.tx.included' && newsOfOurTx(ctx, e) && ctx.tx !== null && ctx.tx.block_hash !== null && ctx.tx.block_hash !== e.block_hash;
 }
 
+/**
+ * The matched tx, known in a block, stated pending (seen in the mempool) at a newer position
+ * than everything applied: the block left the chain and the transaction is back in the
+ * mempool. The reorg signal that says so may still be on its way, and it is older than this
+ * statement, so once this one is recorded it will be dropped as stale: the intent must
+ * leave the block here (ADR 0016).
+ */
+export function backInMempool(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return e.type === 'chain.tx.seen' && newsOfOurTx(ctx, e) && ctx.tx !== null && ctx.tx.block_hash !== null;
+}
+
 /** A positional loss (reorg or drop) of the matched tx. Signals without a position keep the plain same-tx rule. */
 export function lostTx(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
   return (e.type === 'chain.reorged' || e.type === 'chain.tx.dropped') && sameTx(ctx, e) && !staleSignal(ctx, e);
@@ -231,7 +242,7 @@ export function overpaidReason(ctx: PaymentIntentContext): string | null {
   return BigInt(ctx.excess) > 0n ? `overpaid by ${ctx.excess} nANM` : null;
 }
 
-export function reorgedReason(ctx: PaymentIntentContext, head: number): string {
+export function reorgedReason(ctx: PaymentIntentContext, head: number | null): string {
   const h = ctx.tx?.block_height;
-  return `block ${h ?? '?'} holding transaction ${ctx.tx?.hash ?? '?'} was removed by a reorg (head ${head})`;
+  return `block ${h ?? '?'} holding transaction ${ctx.tx?.hash ?? '?'} was removed by a reorg${head === null ? '' : ` (head ${head})`}`;
 }
