@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { create, step, type StepResult } from '../kit/step.ts';
+import { REFUND_T, refundCreate, refundLegs } from '../../test/fixtures/refund.ts';
 import { refundDefinition } from './definition.ts';
 import type { RefundEvent } from './events.ts';
 
-const T = 1_800_000_000_000;
-const createEv = {
-  type: 'refund.create',
-  id: 'c',
-  at: T,
-  refund_id: 're_1',
-  payment_intent: 'pay_1',
-  merchant_id: 'm_1',
-  mode: 'live',
-  amount: '500',
-  chain_id: 1,
-  from: 'anm1merchant',
-  to: 'anm1customer',
-  reference: 'rf1:abcdefgh',
-} as const;
-const legs = { tx_hash: 'tx1', from: 'anm1merchant', merchant_leg: '500', fee_leg: '0' };
+const T = REFUND_T;
+const createEv = refundCreate;
+const legs = refundLegs;
 const inc = (head: number, receipt: 'success' | 'failed' = 'success') => ({ type: 'chain.tx.included', id: `i${head}`, at: T + 1, ...legs, block_height: 10, block_hash: 'b10', receipt, head }) as const;
 
 function run(events: readonly unknown[]) {

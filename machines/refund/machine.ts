@@ -1,4 +1,4 @@
-import { and, assign, setup } from 'xstate';
+import { and, assign, or, setup } from 'xstate';
 import { effectActions } from '../kit/effects.ts';
 import { contextFrom } from '../kit/durable.ts';
 import { noteDepth, noteStatus } from '../chain/signal-order.ts';
@@ -75,6 +75,10 @@ const rf = setup({
     newsOfOurTx: ({ context, event }) => rules.newsOfOurTx(context, event),
     depthApplicable: ({ context, event }) => rules.depthApplicable(context, event),
     depthForLater: ({ context, event }) => rules.depthForLater(context, event),
+    knownInclusion: ({ context, event }) => rules.knownInclusion(context, event),
+    depthAdvances: ({ context, event }) => rules.depthAdvances(context, event),
+    backInMempool: ({ context, event }) => rules.backInMempool(context, event),
+    droppedNews: ({ context, event }) => rules.droppedNews(context, event),
   },
 });
 
@@ -112,7 +116,8 @@ export const refundMachine = rf.createMachine({
     },
     SUBMITTED: {
       on: {
-        'chain.tx.seen': { guard: 'sameTx' },
+        // Seen again at a newer position: recorded, so an older drop or reorg is dropped as stale.
+        'chain.tx.seen': [{ guard: 'staleSignal' }, noteNews, { guard: 'sameTx' }],
         'chain.tx.included': inclusion,
         'chain.tx.dropped': [{ guard: 'staleSignal' }, { guard: 'sameTx', target: 'REQUIRES_SIGNATURE', actions: ['clearTx', 'noteChain', unsignedTimer] }],
         'chain.reorged': noteNews,
@@ -122,18 +127,21 @@ export const refundMachine = rf.createMachine({
     CONFIRMING: {
       on: {
         'chain.tx.included': [
-          { guard: 'staleSignal' },
+          { guard: or(['staleSignal', 'knownInclusion']) },
           { guard: and(['sameTx', 'receiptFailed']), target: 'FAILED', actions: [...failed] },
           { guard: and(['sameTx', 'depthReached']), target: 'CONFIRMED', actions: [...confirmed] },
           { guard: 'sameTx', actions: ['recordTx'] },
         ],
         'chain.block': [
           { guard: 'depthReached', target: 'CONFIRMED', actions: ['trackDepth', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] },
-          { guard: 'depthApplicable', actions: ['trackDepth'] },
+          { guard: 'depthAdvances', actions: ['trackDepth'] },
           keepDepth,
         ],
         'chain.reorged': [{ guard: 'staleSignal' }, { guard: 'sameTx', target: 'SUBMITTED', actions: ['clearInclusion', 'noteChain'] }],
-        'chain.tx.dropped': noteNews,
+        // Positional news that the transfer left its block (ADR 0016): seen back in the mempool, as the
+        // older reorg would have moved it; dropped, as that reorg and then the drop would have.
+        'chain.tx.seen': [{ guard: 'backInMempool', target: 'SUBMITTED', actions: ['clearInclusion', 'noteChain'] }, noteNews],
+        'chain.tx.dropped': [{ guard: 'droppedNews', target: 'REQUIRES_SIGNATURE', actions: ['clearTx', 'noteChain', unsignedTimer] }, noteNews],
       },
     },
     CONFIRMED: {},

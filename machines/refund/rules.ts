@@ -27,6 +27,15 @@ export function depthApplicable(ctx: RefundContext, e: RefundEvent): boolean {
   return e.type === 'chain.block' && depthApplies(known(ctx), e);
 }
 
+/**
+ * A depth report that deepens the known inclusion. A positional report older than one already
+ * applied (a lower head) would take confirmations back: it moves nothing (ADR 0016).
+ */
+export function depthAdvances(ctx: RefundContext, e: RefundEvent): boolean {
+  if (e.type !== 'chain.block' || !depthApplicable(ctx, e) || ctx.block_height === null) return false;
+  return e.pos === undefined || confirmationsAt(ctx.block_height, e.head) > ctx.confirmations;
+}
+
 export function depthReached(ctx: RefundContext, e: RefundEvent): boolean {
   if (e.type === 'chain.tx.included') return e.receipt === 'success' && inclusionDepth(ctx, e) >= ctx.required_confirmations;
   if (e.type === 'chain.block') return depthApplicable(ctx, e) && ctx.block_height !== null && confirmationsAt(ctx.block_height, e.head) >= ctx.required_confirmations;
@@ -44,6 +53,25 @@ export function staleSignal(ctx: RefundContext, e: RefundEvent): boolean {
 /** Positional news of the refund's transfer (or of any, while none is known) that moves nothing else: recorded. */
 export function newsOfOurTx(ctx: RefundContext, e: RefundEvent): boolean {
   return isStatus(e) && (ctx.tx_hash === null || ctx.tx_hash === e.tx_hash) && newerStatus(ctx.chain_mark, e);
+}
+
+/**
+ * The transfer, known in a block, seen in the mempool at a newer position than everything
+ * applied: its block left the chain. The reorg that says so is older and, once this is
+ * recorded, dropped as stale: the refund must leave the block here (ADR 0016).
+ */
+export function backInMempool(ctx: RefundContext, e: RefundEvent): boolean {
+  return e.type === 'chain.tx.seen' && ctx.tx_hash !== null && newsOfOurTx(ctx, e) && ctx.block_height !== null;
+}
+
+/** The transfer dropped from the mempool at a newer position than everything applied (it left any block it was in first). */
+export function droppedNews(ctx: RefundContext, e: RefundEvent): boolean {
+  return e.type === 'chain.tx.dropped' && ctx.tx_hash !== null && newsOfOurTx(ctx, e);
+}
+
+/** A redelivery of the inclusion the refund knows (same position): it moves nothing, not even the depth back. */
+export function knownInclusion(ctx: RefundContext, e: RefundEvent): boolean {
+  return e.type === 'chain.tx.included' && e.pos !== undefined && ctx.inclusion_pos === e.pos && ctx.tx_hash === e.tx_hash;
 }
 
 /** A depth report for an inclusion not heard of yet: kept until it arrives. */
