@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ERRORS } from './errors.ts';
-import { checkoutPaths } from './schemas/checkout.ts';
+import { checkoutPaths } from './checkout/openapi-paths.ts';
 import './schemas/common.ts';
 import './schemas/ops.ts';
 import './schemas/refund.ts';

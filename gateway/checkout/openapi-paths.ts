@@ -5,8 +5,8 @@
  * described as a schema so the stream's data has a contract too (docs/checkout.md).
  */
 import { z } from 'zod';
-import { api } from './registry.ts';
-import { nanmString, statusEnum } from './payment-intent.ts';
+import { api } from '../schemas/registry.ts';
+import { nanmString, statusEnum } from '../schemas/payment-intent.ts';
 
 const nullableNanm = nanmString.nullable();
 
