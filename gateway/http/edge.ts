@@ -15,6 +15,12 @@ export function installEdge(app: FastifyInstance): void {
   // promise and a microtask turn each time for a synchronous header.
   app.addHook('onRequest', (req, reply, done) => {
     void reply.header('request-id', req.id);
+    // No id, handle, slug or query we accept contains NUL, and PostgreSQL refuses it in text:
+    // refuse the URL here rather than let a lookup fail as a 500.
+    if (req.url.includes('%00')) {
+      sendError(req, reply, new AppError('bad_request', 'The URL contains an encoded NUL character.'));
+      return;
+    }
     done();
   });
 
