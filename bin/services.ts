@@ -30,6 +30,7 @@ import { startDevnetServer, type DevnetServer } from '../runtime/chain/devnet/se
 import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer/start.ts';
 import { startChainRouter } from '../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
+import { loadOperatorToken } from '../runtime/operator-token.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
@@ -183,7 +184,7 @@ export async function startServices(config: Config): Promise<Services> {
 
 /** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
 function startMarketplaceFor(config: Config, db: Db, engine: Engine): Promise<MarketEdge> {
-  return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, () =>
+  return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, async () =>
     startMarketplace({
       db,
       host: engine.host,
@@ -191,6 +192,7 @@ function startMarketplaceFor(config: Config, db: Db, engine: Engine): Promise<Ma
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
       publicBaseUrl: config.PUBLIC_BASE_URL,
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+      operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
     }),
   );
 }

@@ -8,6 +8,7 @@ import type { GatewayDeps } from './deps.ts';
 import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
 import { installEdge } from './http/edge.ts';
 import { errorOptions } from './http/error-reply.ts';
+import { installMetrics } from './http/metrics.ts';
 import checkoutPages from './checkout/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
@@ -28,6 +29,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 256 },
   });
   installEdge(app);
+  installMetrics(app, { app: 'merchant', operatorToken: deps.operatorToken });
 
   const opts = { deps };
   // On the root context: it uses Fastify's JSON parser (the raw-body parser is scoped below).

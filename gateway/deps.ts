@@ -1,3 +1,4 @@
+import type { FastifyServerOptions } from 'fastify';
 import type { ActorTarget, ApplyResult, CreateCompanion } from '../runtime/engine/actor-types.ts';
 import type { Treasury } from '../runtime/merchant/bootstrap.ts';
 import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
@@ -39,6 +40,7 @@ export interface GatewayDeps {
   dbHealthy: () => Promise<boolean>;
   /** Set while the process drains: /healthz answers 503 so balancers stop routing here. */
   lifecycle: { draining: boolean };
-  logger?: boolean | { level: string };
+  /** Fastify's pino options; tests pass a `stream` to read the lines. */
+  logger?: FastifyServerOptions['logger'];
   now?: () => number;
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../deps.ts';
+import { trackSseStreams } from '../../runtime/ops/metrics.ts';
 import assets from './assets.ts';
 import { checkoutEvents } from './events.ts';
 import { CheckoutHub } from './hub.ts';
@@ -19,6 +20,9 @@ export default async function checkoutPages(app: FastifyInstance, opts: { deps: 
   await app.register(async (pages) => checkoutPage(pages, d));
   if (d.feed) {
     const feed = d.feed;
-    await app.register(async (streams) => checkoutEvents(streams, d, new CheckoutHub(feed, (id) => d.checkout.byId(id))));
+    const hub = new CheckoutHub(feed, (id) => d.checkout.byId(id));
+    const untrack = trackSseStreams('checkout', () => hub.streams);
+    app.addHook('onClose', async () => untrack());
+    await app.register(async (streams) => checkoutEvents(streams, d, hub));
   }
 }

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { BODY_LIMIT, strictJsonParser } from '../http/body.ts';
 import { installEdge } from '../http/edge.ts';
 import { errorOptions } from '../http/error-reply.ts';
+import { installMetrics } from '../http/metrics.ts';
 import type { MarketDeps } from './deps.ts';
 import facilitator from './facilitator.ts';
 import purchases from './purchases.ts';
@@ -23,6 +24,7 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
     routerOptions: { maxParamLength: 256 },
   });
   installEdge(app);
+  installMetrics(app, { app: 'marketplace', operatorToken: deps.operatorToken });
   strictJsonParser(app);
   const opts = { deps };
   await app.register(resources, opts);

@@ -17,4 +17,6 @@ export interface MarketDeps {
   /** Requests per minute per IP on quote, purchase and execute (DESIGN §5: 60). */
   perIpPerMinute?: number;
   logger?: FastifyServerOptions['logger'];
+  /** Bearer token for `/metrics` (the operator token); without it `/metrics` is not served. */
+  operatorToken?: string | undefined;
 }

@@ -23,6 +23,7 @@ export interface MarketplaceOptions {
   feeAddresses?: { USDC?: string | undefined; ANM?: string | undefined };
   publicBaseUrl?: string | undefined;
   logger?: FastifyServerOptions['logger'];
+  operatorToken?: string | undefined;
 }
 
 /** Demo fee payees when none are configured: fixed, so fees are visible across restarts. */
@@ -34,7 +35,7 @@ const DEMO_FEE = {
 export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdge> {
   const market = openMarket(o.db, o.host, { feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM } });
   await market.start();
-  const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger });
+  const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
   const url = await app.listen({ host: o.listen.host, port: o.listen.port });
   return {
     url,

@@ -5,7 +5,8 @@ import { sendJson } from '../http/reply.ts';
 
 export default async function health(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
   const d = opts.deps;
-  app.get('/healthz', async (_req, reply) => {
+  // Not logged at info: balancers call it every few seconds.
+  app.get('/healthz', { logLevel: 'warn' }, async (_req, reply) => {
     if (d.lifecycle.draining) sendJson(reply, 503, { status: 'draining' });
     else if (!(await d.dbHealthy())) sendJson(reply, 503, { status: 'database_unreachable' });
     else sendJson(reply, 200, { status: 'ok' });

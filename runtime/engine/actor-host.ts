@@ -4,6 +4,7 @@ import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
 import { ensureError } from '../errors.ts';
+import { recordActorEvent } from '../ops/metrics.ts';
 import { isRetryable, MalformedEventError, redeliveryDelayMs, UnknownActorError, VersionConflictError } from './errors.ts';
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
@@ -54,6 +55,18 @@ export class ActorHost {
    * (`companionWritten` in the result says whether it was).
    */
   async apply(target: ActorTarget, rawEvent: unknown, companion?: CreateCompanion): Promise<ApplyResult> {
+    const t0 = performance.now();
+    try {
+      const r = await this.applyOnce(target, rawEvent, companion);
+      recordActorEvent(target.kind, r.outcome, (performance.now() - t0) / 1000);
+      return r;
+    } catch (err) {
+      recordActorEvent(target.kind, 'error', (performance.now() - t0) / 1000);
+      throw err;
+    }
+  }
+
+  private async applyOnce(target: ActorTarget, rawEvent: unknown, companion?: CreateCompanion): Promise<ApplyResult> {
     const def = this.deps.registry.get(target.kind);
     const parsed = def.events.safeParse(rawEvent);
     if (!parsed.success) throw new MalformedEventError(parsed.error.issues);

@@ -1,5 +1,6 @@
 import { FORCE_CUSTOM_PLAN, type Db } from '../../storage/db.ts';
 import { RawJson, type Bus } from '../bus/types.ts';
+import { recordOutboxBatch } from '../ops/metrics.ts';
 import { Poller } from './poller.ts';
 
 export interface OutboxRelayOptions {
@@ -46,7 +47,8 @@ interface Floor {
 const CLAIM_SQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
   UPDATE outbox SET published_at = now() FROM async
    WHERE ctid = ANY(ARRAY(SELECT ctid FROM outbox WHERE published_at IS NULL AND id >= $2 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED))
-  RETURNING id, msg_id, subject, payload::text AS payload, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`;
+  RETURNING id, msg_id, subject, payload::text AS payload, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+    extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_s`;
 
 // The oldest transaction still running, read before the claim: the claim's own snapshot has
 // an xmin at least as high.
@@ -98,17 +100,18 @@ export class OutboxRelay {
     const now = Date.now();
     const full = now - floor.lastFullScan >= (this.opts.fullScanMs ?? 30_000);
     const from = full ? 0n : floor.from;
-    const { count, maxId, xmin, xmax } = await this.db.tx(async (q) => {
+    const { count, maxId, xmin, xmax, age } = await this.db.tx(async (q) => {
       const begin = await q.query<{ xmin: string }>(BEGIN_SQL);
-      const { rows } = await q.query<{ id: string; msg_id: string; subject: string; payload: string; xmax: string }>(CLAIM_SQL, [batch, from.toString()]);
+      const { rows } = await q.query<{ id: string; msg_id: string; subject: string; payload: string; xmax: string; age_s: number }>(CLAIM_SQL, [batch, from.toString()]);
       const xmin = BigInt(begin.rows[0]!.xmin);
-      if (rows.length === 0) return { count: 0, maxId: null, xmin, xmax: 0n };
+      if (rows.length === 0) return { count: 0, maxId: null, xmin, xmax: 0n, age: 0 };
       rows.sort((a, b) => Number(a.id) - Number(b.id));
       // The marks commit only after every row is published: a failed publish rolls them back.
       await Promise.all(rows.map((r) => this.bus.publish(r.subject, new RawJson(r.payload), { msgId: r.msg_id })));
       const last = rows[rows.length - 1]!;
-      return { count: rows.length, maxId: BigInt(last.id), xmin, xmax: BigInt(last.xmax) };
+      return { count: rows.length, maxId: BigInt(last.id), xmin, xmax: BigInt(last.xmax), age: Number(rows[0]!.age_s) };
     });
+    recordOutboxBatch(count, age);
     // Only a committed batch moves the floor: a failed one changed nothing.
     if (full) floor.lastFullScan = now;
     const c = floor.candidate;

@@ -1,5 +1,6 @@
 import { FORCE_CUSTOM_PLAN, type Db } from '../../storage/db.ts';
 import type { ActorHost } from './actor-host.ts';
+import { recordTimerSweep } from '../ops/metrics.ts';
 import { Poller } from './poller.ts';
 
 export interface TimerSweeperOptions {
@@ -63,6 +64,7 @@ export class TimerSweeper {
       await q.query(FORCE_CUSTOM_PLAN);
       const { rows } = await q.query<DueTimer>(SWEEP_SQL, [now, this.opts.refireMs ?? 30_000, this.batch]);
       rows.sort((a, b) => Number(a.fire_ms) - Number(b.fire_ms));
+      recordTimerSweep(rows.length, rows.length > 0 ? (now - Number(rows[0]!.fire_ms)) / 1000 : 0);
       // The claim commits only after every firing is published: a failed publish leaves the rows unclaimed.
       for (const t of rows) {
         await this.host.send(

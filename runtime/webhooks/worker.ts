@@ -1,5 +1,6 @@
 import type { Db } from '../../storage/db.ts';
 import { Poller } from '../engine/poller.ts';
+import { recordWebhookDelivery } from '../ops/metrics.ts';
 import { retryDelayMs, type ScheduleOptions } from './schedule.ts';
 import { Sender, type SendResult } from './sender.ts';
 import { SerialWrites } from './serial-writes.ts';
@@ -205,22 +206,27 @@ export class DeliveryWorker {
     this.stats.attempts += 1;
     if (forced === 'disabled') {
       this.stats.disabled += 1;
+      recordWebhookDelivery('disabled');
       return { ...base, status: 'disabled', next_at: null, gone: false };
     }
     if (res.status !== null && res.status >= 200 && res.status < 300) {
       this.stats.succeeded += 1;
+      recordWebhookDelivery('succeeded');
       return { ...base, status: 'succeeded', next_at: null, gone: false };
     }
     if (res.status === 410) {
       this.stats.disabled += 1;
+      recordWebhookDelivery('disabled');
       return { ...base, status: 'disabled', next_at: null, gone: true };
     }
     const delay = retryDelayMs(d.attempt, this.opts.schedule);
     if (delay === null) {
       this.stats.failed += 1;
+      recordWebhookDelivery('failed');
       return { ...base, status: 'failed', next_at: null, gone: false };
     }
     this.stats.retried += 1;
+    recordWebhookDelivery('retried');
     return { ...base, status: 'pending', next_at: new Date(this.now() + delay).toISOString(), gone: false };
   }
 

@@ -3,6 +3,7 @@ import type { Bus } from '../../bus/types.ts';
 import type { ActorEnvelope } from '../../engine/actor-types.ts';
 import type { AnmRpcClient } from '../rpc-client.ts';
 import type { ChainTx, FullChainBlock } from '../rpc-types.ts';
+import { recordIndexedBlock, recordIndexerHead } from '../../ops/metrics.ts';
 import { releaseLease, tryLease } from './lease.ts';
 import { pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
 import { findFork, legsOf, refsOf } from './matching.ts';
@@ -175,7 +176,9 @@ export class ChainIndexer {
 
   private async followHead(): Promise<void> {
     const head = await this.o.rpc.blockNumber();
+    recordIndexerHead(this.o.network, head);
     const stored = await readCursor(this.o.db, this.o.network);
+    if (stored) recordIndexedBlock(this.o.network, stored.height);
     let cur: { height: number; hash: string } | null = stored;
     // The head depth was last published for, as read above; a reorg lowers it in the database.
     let depthHead = stored?.depth_head ?? -1;
@@ -257,6 +260,7 @@ export class ChainIndexer {
     await this.signalIncluded(ref, head, included, pos);
     await before;
     await recordBlock(this.o.db, this.o.network, ref, watch, pos);
+    recordIndexedBlock(this.o.network, ref.height);
     if (ref.height % 32 === 0) await pruneBelow(this.o.db, this.o.network, ref.height - (this.o.horizon ?? 128));
     this.stats.blocks += 1;
     this.stats.txs += txCount;
