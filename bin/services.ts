@@ -148,6 +148,7 @@ export async function startServices(config: Config): Promise<Services> {
               onRedeliver: () => webhooks?.worker.nudge(),
             },
             chain: { test: new AnmRpcClient(testRpc), live: new AnmRpcClient(liveRpc) },
+            marketplaceUrl: () => marketplace && (config.PUBLIC_BASE_URL ? undefined : marketplace.url),
             dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
             logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
           },

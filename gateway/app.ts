@@ -10,6 +10,9 @@ import { installEdge } from './http/edge.ts';
 import { errorOptions } from './http/error-reply.ts';
 import { installMetrics } from './http/metrics.ts';
 import checkoutPages from './checkout/index.ts';
+import docsSite from './docs/index.ts';
+import landing from './landing/index.ts';
+import { openApiDocument } from './openapi.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
@@ -47,5 +50,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await api.register(ops, opts);
   });
   await app.register(openapi, opts);
+  await app.register(docsSite, { openapi: () => openApiDocument(deps.baseUrl()) });
+  await app.register(landing, { marketplaceUrl: deps.marketplaceUrl });
   return app;
 }

@@ -36,6 +36,8 @@ export interface GatewayDeps {
   operatorToken: string;
   /** Public base URL for `checkout_url`; a function because a test server learns its port late. */
   baseUrl: () => string;
+  /** Where the marketplace answers, for the landing page's link (when this process runs it). */
+  marketplaceUrl?: () => string | undefined;
   /** True when the database answers. */
   dbHealthy: () => Promise<boolean>;
   /** Set while the process drains: /healthz answers 503 so balancers stop routing here. */

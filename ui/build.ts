@@ -24,6 +24,9 @@ export interface UiBundle {
   pageCss: Asset;
   widgetJs: Asset;
   icon: Asset;
+  /** The docs site's search box (`/docs/docs.js`) and its stylesheet, also the landing page's. */
+  docsJs: Asset;
+  docsCss: Asset;
 }
 
 // The page's icon, so the browser's automatic /favicon.ico request is not what it falls back to.
@@ -58,16 +61,21 @@ function asset(name: string, ext: string, body: Buffer, contentType: string, has
 }
 
 export async function buildUi(): Promise<UiBundle> {
-  const [checkout, css, widget] = await Promise.all([
+  const [checkout, css, widget, docs, docsCss] = await Promise.all([
     one('src/checkout.ts', { format: 'esm', platform: 'browser', outfile: 'checkout.js' }),
     one('src/page.css', { loader: { '.css': 'css' }, outfile: 'page.css' }),
     one('widget/widget.ts', { format: 'iife', platform: 'browser', outfile: 'widget.js' }),
+    one('src/docs/main.ts', { format: 'esm', platform: 'browser', outfile: 'docs.js' }),
+    one('src/docs/docs.css', { loader: { '.css': 'css' }, outfile: 'docs.css' }),
   ]);
   return {
     checkoutJs: asset('checkout', 'js', checkout, 'text/javascript; charset=utf-8', true),
     pageCss: asset('page', 'css', css, 'text/css; charset=utf-8', true),
     widgetJs: asset('widget', 'js', widget, 'text/javascript; charset=utf-8', false),
     icon: asset('icon', 'svg', Buffer.from(ICON), 'image/svg+xml', true),
+    // A stable URL (spec: `/docs/docs.js`), revalidated by ETag.
+    docsJs: { ...asset('docs', 'js', docs, 'text/javascript; charset=utf-8', false), path: '/docs/docs.js' },
+    docsCss: asset('docs', 'css', docsCss, 'text/css; charset=utf-8', true),
   };
 }
 
@@ -87,7 +95,8 @@ async function writeDist(): Promise<void> {
   const dist = path.join(ROOT, 'dist');
   await rm(dist, { recursive: true, force: true });
   await mkdir(path.join(dist, 'assets'), { recursive: true });
-  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon]) {
+  await mkdir(path.join(dist, 'docs'), { recursive: true });
+  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss]) {
     await writeFile(path.join(dist, a.path), a.body);
     process.stdout.write(`${a.path.padEnd(40)} ${String(a.body.length).padStart(8)} bytes  etag ${a.etag}\n`);
   }

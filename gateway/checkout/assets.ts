@@ -17,7 +17,8 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, a: Asset, cacheControl: string, corp: string): FastifyReply {
+/** An asset with its ETag, answering 304 to a matching If-None-Match. */
+export function sendAsset(req: FastifyRequest, reply: FastifyReply, a: Asset, cacheControl: string, corp: string): FastifyReply {
   void reply.headers({
     ETag: a.etag,
     'Cache-Control': cacheControl,
@@ -32,13 +33,13 @@ export default async function assets(app: FastifyInstance): Promise<void> {
   app.get('/widget.js', async (req, reply) => {
     const b = await uiBundle();
     // Merchant pages on other origins load it as a classic script.
-    return send(req, reply, b.widgetJs, `public, max-age=${WIDGET_MAX_AGE}`, 'cross-origin');
+    return sendAsset(req, reply, b.widgetJs, `public, max-age=${WIDGET_MAX_AGE}`, 'cross-origin');
   });
 
   app.get<{ Params: { file: string } }>('/assets/:file', async (req, reply) => {
     const b = await uiBundle();
-    const a = [b.checkoutJs, b.pageCss, b.icon].find((x) => x.path === `/assets/${req.params.file}`);
+    const a = [b.checkoutJs, b.pageCss, b.icon, b.docsCss].find((x) => x.path === `/assets/${req.params.file}`);
     if (!a) throw new AppError('not_found');
-    return send(req, reply, a, 'public, max-age=31536000, immutable', 'same-origin');
+    return sendAsset(req, reply, a, 'public, max-age=31536000, immutable', 'same-origin');
   });
 }
