@@ -8,9 +8,14 @@ type Json = Record<string, unknown>;
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
+/** A string or number from the document; anything else is left out. */
+function str(v: unknown): string {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+}
+
 /** Table cells hold no pipes or line breaks. */
 function cell(s: unknown): string {
-  return String(s ?? '')
+  return str(s)
     .replace(/\|/g, '\\|')
     .replace(/\s*\n\s*/g, ' ');
 }
@@ -30,14 +35,14 @@ export function typeOf(schema: unknown): string {
   if (Array.isArray(union)) return union.map(typeOf).join(' or ');
   if (Array.isArray(s.type)) return s.type.join(' or ');
   if (s.type === 'array') return `array of ${typeOf(s.items)}`;
-  if (typeof s.type === 'string') return s.format ? `${s.type} (${String(s.format)})` : s.type;
+  if (typeof s.type === 'string') return s.format ? `${s.type} (${str(s.format)})` : s.type;
   return 'object';
 }
 
 function operation(method: string, route: string, op: Json): string[] {
   const out = [`## ${method.toUpperCase()} ${route}`, ''];
-  if (op.summary) out.push(String(op.summary), '');
-  if (op.description) out.push(String(op.description), '');
+  if (op.summary) out.push(str(op.summary), '');
+  if (op.description) out.push(str(op.description), '');
   const params = (op.parameters as Json[] | undefined) ?? [];
   if (params.length > 0) {
     out.push('| Parameter | In | Type | Required |', '|---|---|---|---|');
@@ -61,7 +66,7 @@ function operation(method: string, route: string, op: Json): string[] {
 
 function schemaSection(name: string, schema: Json): string[] {
   const out = [`<h3 id="schema-${name.toLowerCase()}">${name}</h3>`, ''];
-  if (schema.description) out.push(String(schema.description), '');
+  if (schema.description) out.push(str(schema.description), '');
   const props = Object.entries((schema.properties as Json | undefined) ?? {});
   if (props.length === 0) return [...out, `Type: ${typeOf(schema)}`, ''];
   const required = new Set((schema.required as string[] | undefined) ?? []);
@@ -76,7 +81,7 @@ export function apiReferenceMarkdown(doc: Json): string {
   const out = [
     '# API reference',
     '',
-    `Generated from the OpenAPI document this service serves at [/api/v1/openapi.json](/api/v1/openapi.json) (version ${String(info.version ?? '')}). ` +
+    `Generated from the OpenAPI document this service serves at [/api/v1/openapi.json](/api/v1/openapi.json) (version ${str(info.version)}). ` +
       'Every `/api/v1` route takes a secret key as `Authorization: Bearer ask_…`; errors use the envelope described in [Errors](errors.md).',
     '',
   ];

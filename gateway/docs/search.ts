@@ -2,13 +2,20 @@
  * Docs search with MiniSearch: one document per page section (a page's second-level heading
  * and its text), so a query lands on the recipe, not only on its page. The same index serves
  * `/docs/search?q=` (rendered on the server) and `/docs/search-index.json` (the client search
- * box loads it with `MiniSearch.loadJSON` and the options below).
+ * box loads it with `MiniSearch.loadJS` and the options that come with it).
  */
 import MiniSearch from 'minisearch';
-import { SEARCH_OPTIONS, type SectionDoc } from '../../ui/src/docs/search-options.ts';
+import type { Options } from 'minisearch';
+import type { SearchIndexFile, SectionDoc } from '../../ui/src/docs/types.ts';
 import type { Catalogue } from './catalogue.ts';
 
 export type Hit = Pick<SectionDoc, 'title' | 'heading' | 'url' | 'section'> & { score: number };
+
+export const SEARCH_OPTIONS: Options<SectionDoc> = {
+  fields: ['title', 'heading', 'text'],
+  storeFields: ['title', 'heading', 'url', 'section'],
+  searchOptions: { boost: { title: 3, heading: 2 }, prefix: true, fuzzy: 0.15, combineWith: 'AND' },
+};
 
 export interface DocsSearch {
   search(q: string, limit?: number): Hit[];
@@ -33,7 +40,7 @@ export function buildSearch(cat: Catalogue): DocsSearch {
   }
   ms.addAll(docs);
   return {
-    json: JSON.stringify(ms),
+    json: JSON.stringify({ options: SEARCH_OPTIONS, index: ms.toJSON() } satisfies SearchIndexFile),
     search(q, limit = 20) {
       const query = q.trim().slice(0, 200);
       if (!query) return [];

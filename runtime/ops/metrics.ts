@@ -114,7 +114,7 @@ export function recordHttp(app: string, method: string, route: string | undefine
   const r = route ?? 'unmatched';
   const key = `${app} ${r}`;
   let byStatus = httpChildren.get(key);
-  if (!byStatus) httpChildren.set(key, (byStatus = new Map()));
+  if (!byStatus) httpChildren.set(key, (byStatus = new Map<string, Inc>()));
   const k = `${method} ${status}`;
   let child = byStatus.get(k);
   if (!child) byStatus.set(k, (child = httpRequests.labels(app, method, r, String(status))));
@@ -130,7 +130,7 @@ const kindChildren = new Map<string, KindChildren>();
 /** One event offered to an actor of `kind`, its outcome, and how long it took. */
 export function recordActorEvent(kind: string, outcome: string, seconds: number): void {
   let c = kindChildren.get(kind);
-  if (!c) kindChildren.set(kind, (c = { step: stepSeconds.labels(kind), outcomes: new Map() }));
+  if (!c) kindChildren.set(kind, (c = { step: stepSeconds.labels(kind), outcomes: new Map<string, Inc>() }));
   let o = c.outcomes.get(outcome);
   if (!o) c.outcomes.set(outcome, (o = actorEvents.labels(kind, outcome)));
   o.inc();

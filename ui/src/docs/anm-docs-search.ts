@@ -6,7 +6,7 @@
  */
 import { css, html, LitElement, nothing } from 'lit';
 import MiniSearch from 'minisearch';
-import { SEARCH_OPTIONS, type SectionDoc } from './search-options.ts';
+import type { SearchIndexFile, SectionDoc } from './types.ts';
 
 interface Hit {
   title: string;
@@ -96,9 +96,9 @@ export class AnmDocsSearch extends LitElement {
     this.index ??= fetch('/docs/search-index.json', { headers: { accept: 'application/json' } })
       .then((r) => {
         if (!r.ok) throw new Error(`search index: HTTP ${r.status}`);
-        return r.text();
+        return r.json() as Promise<SearchIndexFile>;
       })
-      .then((json) => MiniSearch.loadJSON<SectionDoc>(json, SEARCH_OPTIONS))
+      .then((file) => MiniSearch.loadJS<SectionDoc>(file.index, file.options))
       .catch((err: unknown) => {
         // Try again on the next keystroke; the form still works meanwhile.
         this.index = undefined;
