@@ -6,6 +6,8 @@
  * lists every page. Headers as on the hosted checkout, except that the search form may submit
  * to the site itself.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { uiBundle } from '../../ui/build.ts';
 import { sendAsset } from '../checkout/assets.ts';
@@ -85,6 +87,13 @@ export default async function docsSite(app: FastifyInstance, o: DocsOptions): Pr
   app.get('/docs/docs.js', async (req, reply) => {
     const b = await uiBundle();
     return sendAsset(req, reply, b.docsJs, 'public, max-age=300', 'same-origin');
+  });
+
+  // The Grafana dashboard the observability page links (docs/grafana-dashboard.json).
+  let dashboard: Promise<string> | undefined;
+  app.get('/docs/grafana-dashboard.json', async (_req, reply) => {
+    dashboard ??= readFile(path.join(DOCS_DIR, 'grafana-dashboard.json'), 'utf8');
+    return reply.header('Cache-Control', 'public, max-age=60').header('X-Content-Type-Options', 'nosniff').type(JSON_TYPE).send(await dashboard);
   });
 
   app.get<{ Params: { page: string } }>('/docs/:page', async (req, reply) => {
