@@ -7,7 +7,7 @@
  * seconds would drown the request log.
  */
 import type { FastifyInstance } from 'fastify';
-import { recordHttp, scrape, scrapeContentType } from '../../runtime/ops/metrics.ts';
+import { httpRecorder, scrape, scrapeContentType } from '../../runtime/ops/metrics.ts';
 import { AppError } from '../errors.ts';
 import { isOperator } from '../operator-auth.ts';
 
@@ -19,9 +19,10 @@ export interface MetricsOptions {
 }
 
 export function installMetrics(app: FastifyInstance, o: MetricsOptions): void {
+  const record = httpRecorder(o.app);
   // A callback hook: it runs on every request, and the route template is already known here.
   app.addHook('onResponse', (req, reply, done) => {
-    recordHttp(o.app, req.method, req.routeOptions.url, reply.statusCode);
+    record(req.method, req.routeOptions.url, reply.statusCode);
     done();
   });
   const token = o.operatorToken;

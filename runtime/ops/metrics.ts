@@ -3,27 +3,56 @@
  * at `/metrics` (gateway/http/metrics.ts). Every label takes values from a small closed set:
  * route templates, machine kinds, outcomes, networks. Never an id, a raw path or a merchant.
  *
- * Hot paths (every request, every actor step) call the small recorders below, which keep the
- * labelled children in maps: prom-client's `inc(labels)` hashes a label object per call,
- * a cached child is a plain number increment.
+ * Hot paths (every request, every actor step) call the small recorders below. prom-client's
+ * `inc(labels)` (and a child's `inc()`, which calls it) hashes the label object into a string
+ * on every call; the request and event counters instead add to plain numbers kept per label
+ * set, and hand the sums to prom-client when a scrape collects them.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-const httpRequests = new Counter({
+/** Counts for one label set, not yet handed to prom-client. */
+interface Pending {
+  labels: Record<string, string>;
+  n: number;
+}
+
+function flush(counter: Counter, pending: Iterable<Pending>): void {
+  for (const p of pending) {
+    if (p.n === 0) continue;
+    counter.inc(p.labels, p.n);
+    p.n = 0;
+  }
+}
+
+// Per app: route template -> method -> status -> counts. All bounded by the app's own routes.
+type RouteCounts = Map<string, Map<string, Map<number, Pending>>>;
+const httpPending: RouteCounts[] = [];
+new Counter({
   name: 'anm_http_requests_total',
   help: 'HTTP requests answered, by app, method, route template and status code.',
   labelNames: ['app', 'method', 'route', 'status'] as const,
   registers: [registry],
+  collect() {
+    for (const routes of httpPending) for (const byMethod of routes.values()) for (const byStatus of byMethod.values()) flush(this, byStatus.values());
+  },
 });
 
-const actorEvents = new Counter({
+interface KindPending {
+  step: { observe(v: number): void };
+  outcomes: Map<string, Pending>;
+}
+const kindPending = new Map<string, KindPending>();
+new Counter({
   name: 'anm_actor_events_total',
   help: 'Events offered to actors, by machine kind and outcome (applied, ignored, duplicate, stale_timer, error).',
   labelNames: ['kind', 'outcome'] as const,
   registers: [registry],
+  collect() {
+    for (const k of kindPending.values()) flush(this, k.outcomes.values());
+  },
 });
 
 const stepSeconds = new Histogram({
@@ -104,36 +133,31 @@ new Gauge({
   },
 });
 
-type Inc = { inc(n?: number): void };
-
-// route -> "METHOD status" -> child. Route templates and methods are the app's own: bounded.
-const httpChildren = new Map<string, Map<string, Inc>>();
-
-/** One answered request; `route` is the matched template, or undefined when nothing matched. */
-export function recordHttp(app: string, method: string, route: string | undefined, status: number): void {
-  const r = route ?? 'unmatched';
-  const key = `${app} ${r}`;
-  let byStatus = httpChildren.get(key);
-  if (!byStatus) httpChildren.set(key, (byStatus = new Map<string, Inc>()));
-  const k = `${method} ${status}`;
-  let child = byStatus.get(k);
-  if (!child) byStatus.set(k, (child = httpRequests.labels(app, method, r, String(status))));
-  child.inc();
+/**
+ * The request counter of one app (`app` label). The returned function takes one answered
+ * request; `route` is the matched template, or undefined when nothing matched.
+ */
+export function httpRecorder(app: string): (method: string, route: string | undefined, status: number) => void {
+  const routes: RouteCounts = new Map();
+  httpPending.push(routes);
+  return (method, route = 'unmatched', status) => {
+    let byMethod = routes.get(route);
+    if (!byMethod) routes.set(route, (byMethod = new Map<string, Map<number, Pending>>()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, Pending>()));
+    let p = byStatus.get(status);
+    if (!p) byStatus.set(status, (p = { labels: { app, method, route, status: String(status) }, n: 0 }));
+    p.n++;
+  };
 }
-
-interface KindChildren {
-  step: { observe(v: number): void };
-  outcomes: Map<string, Inc>;
-}
-const kindChildren = new Map<string, KindChildren>();
 
 /** One event offered to an actor of `kind`, its outcome, and how long it took. */
 export function recordActorEvent(kind: string, outcome: string, seconds: number): void {
-  let c = kindChildren.get(kind);
-  if (!c) kindChildren.set(kind, (c = { step: stepSeconds.labels(kind), outcomes: new Map<string, Inc>() }));
-  let o = c.outcomes.get(outcome);
-  if (!o) c.outcomes.set(outcome, (o = actorEvents.labels(kind, outcome)));
-  o.inc();
+  let c = kindPending.get(kind);
+  if (!c) kindPending.set(kind, (c = { step: stepSeconds.labels(kind), outcomes: new Map<string, Pending>() }));
+  let p = c.outcomes.get(outcome);
+  if (!p) c.outcomes.set(outcome, (p = { labels: { kind, outcome }, n: 0 }));
+  p.n++;
   c.step.observe(seconds);
 }
 
