@@ -63,4 +63,17 @@ describe.skipIf(skipBrowser)('docs search box in Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}/docs-search-results-phone.png`, fullPage: true });
     await ctx.close();
   });
+
+  it('fits a phone: no page scrolls sideways (wide tables and code scroll inside themselves)', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await ctx.newPage();
+    for (const p of ['/', '/docs', '/docs/webhooks', '/docs/api-reference', '/docs/observability', '/docs/nope']) {
+      await page.goto(`${url}${p}`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, p).toBeLessThanOrEqual(390);
+    }
+    await page.goto(`${url}/`);
+    await page.screenshot({ path: `${ARTIFACTS}/landing-phone.png`, fullPage: true });
+    await ctx.close();
+  });
 });
