@@ -4,12 +4,15 @@
  * series). The scrape is parsed with a Prometheus text parser; counters must move after
  * traffic; no label may hold an id or a raw path; the scrape time is measured (target < 20 ms).
  */
+import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.ts';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
+import { TimerSweeper } from '../../runtime/engine/timer-sweeper.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { recordIndexedBlock, recordIndexerHead, recordOutboxBatch, recordTimerSweep, recordWebhookDelivery, trackSseStreams } from '../../runtime/ops/metrics.ts';
@@ -93,6 +96,24 @@ describe('/metrics', () => {
     expect(after.find((f) => f.name === 'anm_actor_step_seconds')?.type).toBe('HISTOGRAM');
   });
 
+  it('the outbox relay and the timer sweeper report what they publish, and how late', async () => {
+    const m = await h.merchant();
+    expect((await h.req('POST', '/api/v1/payment-intents', { key: m.keys.test.secret, idem: idem(), body: intentBody() })).status).toBe(201);
+    const before = await scrape();
+    const host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
+    let published = 0;
+    for (let n = -1; n !== 0; ) published += n = await new OutboxRelay(h.backend.db, h.backend.bus).drainOnce();
+    // An hour from now every intent's expiry timer is due, and an hour late at the latest.
+    const fired = await new TimerSweeper(h.backend.db, host, { now: () => Date.now() + 3_600_000, batch: 1000 }).sweepOnce();
+    const after = await scrape();
+    const delta = (name: string) => value(after, name, {}) - value(before, name, {});
+    expect(published).toBeGreaterThan(0);
+    expect(delta('anm_outbox_published_total')).toBe(published);
+    expect(fired).toBeGreaterThan(0);
+    expect(delta('anm_timers_fired_total')).toBe(fired);
+    expect(value(after, 'anm_timer_lag_seconds', {})).toBeGreaterThan(0);
+  });
+
   it('backlog, webhook and indexer series take what the runtime reports', async () => {
     recordOutboxBatch(3, 0.25);
     recordTimerSweep(2, 1.5);
@@ -118,6 +139,14 @@ describe('/metrics', () => {
     expect(bad).toEqual([]);
     const routes = new Set(f.find((x) => x.name === 'anm_http_requests_total')!.metrics.map((s) => s.labels!.route!));
     for (const r of routes) expect(r === 'unmatched' || r.startsWith('/'), r).toBe(true);
+  });
+
+  it('the Grafana dashboard (docs/grafana-dashboard.json) plots only series the service exports', async () => {
+    const dashboard = await readFile(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const used = new Set([...dashboard.matchAll(/\b((?:anm|process|nodejs)_[a-z0-9_]+)/g)].map((x) => x[1]!.replace(/_(bucket|sum|count)$/, '')));
+    const exported = new Set((await scrape()).map((f) => f.name));
+    expect(used.size).toBeGreaterThan(10);
+    for (const name of used) expect(exported, name).toContain(name);
   });
 
   it('a scrape takes under 20 ms (median of 50, printed)', async () => {
