@@ -33,6 +33,7 @@ import { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import { loadOperatorToken } from '../runtime/operator-token.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
+import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
@@ -50,6 +51,8 @@ export interface Services {
   devnet?: DevnetServer;
   /** Chain followers (indexer role). */
   chain?: ChainIndexers;
+  /** `/metrics` alone on METRICS_PORT, when set. */
+  metrics?: MetricsServer;
   log(msg: string): void;
   stop(): Promise<void>;
 }
@@ -77,6 +80,7 @@ export async function startServices(config: Config): Promise<Services> {
     if (roles.has('gateway')) await probePort('PORT', config.HOST, config.PORT);
     if (inProcessDevnet) await probePort('DEVNET_PORT', config.HOST, config.DEVNET_PORT);
     if (roles.has('marketplace')) await probePort('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT);
+    if (config.METRICS_PORT !== undefined) await probePort('METRICS_PORT', config.HOST, config.METRICS_PORT);
     const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     stops.push(() => db.close());
     const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();
@@ -160,6 +164,15 @@ export async function startServices(config: Config): Promise<Services> {
       log(`merchant API listening on ${edge.url}`);
       if (merchant.demo) process.stdout.write(demoBanner(merchant.demo, config.PUBLIC_BASE_URL ?? edge.url));
     }
+    let metrics: MetricsServer | undefined;
+    if (config.METRICS_PORT !== undefined) {
+      const operatorToken = await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN);
+      const port = config.METRICS_PORT;
+      const started = await listening('METRICS_PORT', config.HOST, port, () => startMetricsServer({ host: config.HOST, port, operatorToken }));
+      stops.push(() => started.close());
+      metrics = started;
+      log(`metrics at ${started.url}/metrics (operator token as bearer)`);
+    }
     log('started');
     return {
       config,
@@ -171,6 +184,7 @@ export async function startServices(config: Config): Promise<Services> {
       ...(webhooks && { webhooks }),
       ...(devnet && { devnet }),
       ...(chain && { chain }),
+      ...(metrics && { metrics }),
       log,
       async stop() {
         await stopAll();

@@ -15,7 +15,10 @@ export function startupLine(err: unknown): string | null {
 }
 
 /** Runs a listen and turns "address in use" (or "not allowed") into a line naming the variable to change. */
-export async function listening<T>(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT', host: string, port: number, listen: () => Promise<T>): Promise<T> {
+/** The settings that name a port this process listens on. */
+export type PortVariable = 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT' | 'METRICS_PORT';
+
+export async function listening<T>(variable: PortVariable, host: string, port: number, listen: () => Promise<T>): Promise<T> {
   try {
     return await listen();
   } catch (err) {
@@ -32,7 +35,7 @@ export async function listening<T>(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVN
  * takes seconds on PGlite) rather than after. The real listen is still checked: the port can
  * be taken in between.
  */
-export function probePort(variable: 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT', host: string, port: number): Promise<void> {
+export function probePort(variable: PortVariable, host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve();
   return listening(variable, host, port, () =>
     new Promise<void>((resolve, reject) => {

@@ -40,6 +40,8 @@ export const configSchema = z.object({
   PORT: port.default(3000),
   MARKETPLACE_PORT: port.default(3001),
   DEVNET_PORT: port.default(3002),
+  /** A listener serving only `/metrics`, for processes whose roles serve no HTTP app (ADR 0027). */
+  METRICS_PORT: port.optional(),
   /** Where the marketplace's fee legs pay; unset means a fixed demo address per lane. */
   MARKETPLACE_FEE_ADDRESS_USDC: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
   MARKETPLACE_FEE_ADDRESS_ANM: z.string().min(1).optional(),

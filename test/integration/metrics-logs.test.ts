@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.ts';
+import { startMetricsServer } from '../../gateway/http/metrics-server.ts';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
@@ -175,6 +176,22 @@ describe('/metrics', () => {
       expect(value(f, 'anm_http_requests_total', { app: 'marketplace', route: '/api/v1/resources', status: '200' })).toBeGreaterThanOrEqual(1);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('METRICS_PORT', () => {
+  it('a process without an app serves /metrics alone on its own listener, under the same token', async () => {
+    const server = await startMetricsServer({ host: '127.0.0.1', port: 0, operatorToken: token });
+    try {
+      expect((await request(server.url, 'GET', '/metrics')).status).toBe(401);
+      const names = (await scrape(server.url)).map((f) => f.name);
+      expect(names).toContain('anm_actor_events_total');
+      const other = await request(server.url, 'GET', '/api/v1/balance');
+      expect(other.status).toBe(404);
+      expect((other.json as { error: { code: string } }).error.code).toBe('not_found');
+    } finally {
+      await server.close();
     }
   });
 });
