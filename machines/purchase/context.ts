@@ -1,3 +1,4 @@
+import type { ChainLegs } from './chain-legs.ts';
 import type { PurchaseQuoteEvent, VerifiedLeg } from './events.ts';
 
 export interface SettledLeg extends VerifiedLeg {
@@ -19,6 +20,9 @@ export interface PurchaseContext {
   legs: { seller: SettledLeg; fee: SettledLeg } | null;
   settled_at: number | null;
   failure: string | null;
+  /** ANM lane: settlement depth from the quote, and where the legs stand on the chain once verified. */
+  required_confirmations?: number;
+  chain?: ChainLegs | null;
 }
 
 export function initialPurchaseContext(e: PurchaseQuoteEvent): PurchaseContext {
@@ -37,5 +41,6 @@ export function initialPurchaseContext(e: PurchaseQuoteEvent): PurchaseContext {
     legs: null,
     settled_at: null,
     failure: null,
+    ...(e.required_confirmations !== undefined && { required_confirmations: e.required_confirmations, chain: null }),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { purchaseChainEvents } from './chain-events.ts';
 
 /**
  * Events of the purchase actor (DESIGN §5 "Quote", "Purchase", "Purchase actor states").
@@ -17,6 +18,8 @@ const leg = z.object({
   valid_before: z.number().int().nonnegative(),
   /** The signed leg as the lane settles it (the EIP-3009 authorization and its signature). */
   payload: z.record(z.string(), z.unknown()),
+  /** ANM lane: the hash of the signed transfer, which chain signals name. */
+  tx_hash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });
 export const LEGS = ['seller', 'fee'] as const;
 
@@ -34,13 +37,15 @@ export const purchaseQuote = z.object({
   fee_bps: z.number().int(),
   /** Unix milliseconds. */
   expires_at: z.number().int().nonnegative(),
+  /** ANM lane: confirmations at which a leg counts as settled (DESIGN §3: 12). */
+  required_confirmations: z.number().int().positive().optional(),
 });
 export const purchaseVerify = z.object({ type: z.literal('purchase.verify'), ...base, legs: z.object({ seller: leg, fee: leg }) });
 export const legSettled = z.object({ type: z.literal('leg.settled'), ...base, leg: z.enum(LEGS), tx: z.string().min(1) });
 export const legFailed = z.object({ type: z.literal('leg.failed'), ...base, leg: z.enum(LEGS), reason: z.string().min(1) });
 export const purchaseTimer = z.object({ type: z.literal('timer.expired'), ...base, timer: z.string().min(1), generation: z.number().int() });
 
-export const purchaseEvents = z.discriminatedUnion('type', [purchaseQuote, purchaseVerify, legSettled, legFailed, purchaseTimer]);
+export const purchaseEvents = z.discriminatedUnion('type', [purchaseQuote, purchaseVerify, legSettled, legFailed, purchaseTimer, ...purchaseChainEvents]);
 
 export type PurchaseEvent = z.infer<typeof purchaseEvents>;
 export type PurchaseQuoteEvent = z.infer<typeof purchaseQuote>;

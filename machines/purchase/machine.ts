@@ -4,6 +4,7 @@ import { effectActions } from '../kit/effects.ts';
 import { initialPurchaseContext, type PurchaseContext } from './context.ts';
 import type { PurchaseEvent, PurchaseQuoteEvent } from './events.ts';
 import * as rules from './rules.ts';
+import { legSettled, watchLegs } from './chain-legs.ts';
 
 /**
  * One purchase intent `pi_…` (DESIGN §5 "Purchase actor states"): QUOTED → VERIFIED →
@@ -27,6 +28,22 @@ const tellListing = {
   }),
 };
 
+/**
+ * ANM lane (DESIGN §3, ADR 0016): a leg is settled while its transfer is included with a
+ * successful receipt and `required_confirmations` deep. SETTLED needs both legs settled;
+ * a seller leg that leaves the chain (a reorg) before the fee leg is settled is taken back,
+ * and the seller's deadline runs again: it must come back before it, or the purchase ends
+ * EXPIRED. Signals older than what the purchase knows of a leg change nothing.
+ */
+const cancelDeadline = { type: 'cancelTimer' as const, params: { name: 'seller_deadline' } };
+const chainSignal = [
+  { guard: 'chainSettles' as const, target: 'SETTLED' as const, actions: ['applyChainSignal' as const, cancelDeadline, tellListing] },
+  { guard: 'chainFeeFails' as const, target: 'FEE_FAILED' as const, actions: ['applyChainSignal' as const, 'noteChainFailure' as const] },
+  { guard: 'chainSellerSettles' as const, actions: ['applyChainSignal' as const, cancelDeadline] },
+  { guard: 'chainSellerChanges' as const, actions: ['applyChainSignal' as const, deadlineTimer] },
+  { guard: 'chainMoves' as const, actions: ['applyChainSignal' as const] },
+];
+
 const purchase = setup({
   types: { context: {} as PurchaseContext, events: {} as PurchaseEvent, input: {} as PurchaseQuoteEvent },
   actions: {
@@ -41,6 +58,22 @@ const purchase = setup({
       const legs = { ...context.legs, [event.leg]: { ...context.legs[event.leg], tx: event.tx } };
       return event.leg === 'fee' ? { legs, settled_at: event.at } : { legs };
     }),
+    /** ANM lane: the legs' transfers are watched on the chain from verification on. */
+    watchChain: assign(({ context, event }) => {
+      assertEvent(event, 'purchase.verify');
+      const { seller, fee } = event.legs;
+      if (context.required_confirmations === undefined || !seller.tx_hash || !fee.tx_hash) return {};
+      return { chain: watchLegs(seller.tx_hash, fee.tx_hash, context.required_confirmations) };
+    }),
+    /** A chain signal: the legs' new standing; a leg's `tx` is set exactly while it counts as settled. */
+    applyChainSignal: assign(({ context, event }) => {
+      const chain = rules.chainAfter(context, event);
+      if (!chain || !context.legs) return {};
+      const tx = (leg: 'seller' | 'fee') => (legSettled(chain, leg) ? chain[leg].tx : null);
+      const legs = { seller: { ...context.legs.seller, tx: tx('seller') }, fee: { ...context.legs.fee, tx: tx('fee') } };
+      return { chain, legs, ...(legs.seller.tx && legs.fee.tx && { settled_at: event.at }) };
+    }),
+    noteChainFailure: assign({ failure: 'fee: the fee transfer failed on the chain' }),
     noteFailure: assign(({ event }) => ({
       failure: event.type === 'leg.failed' ? `${event.leg}: ${event.reason}` : event.type === 'timer.expired' ? `${event.timer} passed` : null,
     })),
@@ -52,6 +85,12 @@ const purchase = setup({
     feeLeg: ({ event }) => rules.isLeg(event, 'fee'),
     quoteDue: ({ event }) => rules.isTimer(event, 'quote'),
     deadlineDue: ({ event }) => rules.isTimer(event, 'seller_deadline'),
+    chainSettles: ({ context, event }) => rules.chainSettles(context, event),
+    chainFeeFails: ({ context, event }) => rules.chainFeeFails(context, event),
+    chainSellerSettles: ({ context, event }) => rules.chainSellerSettles(context, event),
+    chainSellerChanges: ({ context, event }) => rules.chainSellerChanges(context, event),
+    chainMoves: ({ context, event }) => rules.chainMoves(context, event),
+    watchesChain: ({ context }) => context.chain != null,
   },
 });
 
@@ -63,19 +102,25 @@ export const purchaseMachine = purchase.createMachine({
     NEW: { on: { 'purchase.quote': { target: 'QUOTED', actions: [quoteTimer] } } },
     QUOTED: {
       on: {
-        'purchase.verify': { guard: 'legsMatchQuote', target: 'VERIFIED', actions: ['recordLegs', { type: 'cancelTimer', params: { name: 'quote' } }, deadlineTimer] },
+        'purchase.verify': { guard: 'legsMatchQuote', target: 'VERIFIED', actions: ['recordLegs', 'watchChain', { type: 'cancelTimer', params: { name: 'quote' } }, deadlineTimer] },
         'timer.expired': { guard: 'quoteDue', target: 'EXPIRED', actions: ['noteFailure'] },
       },
     },
     VERIFIED: {
       on: {
         'leg.settled': [
-          { guard: and(['sellerLeg', not('sellerSettled')]), actions: ['recordSettled', { type: 'cancelTimer', params: { name: 'seller_deadline' } }] },
-          { guard: and(['feeLeg', 'sellerSettled']), target: 'SETTLED', actions: ['recordSettled', tellListing] },
+          // The ANM lane's legs settle by chain signals only.
+          { guard: and(['sellerLeg', not('sellerSettled'), not('watchesChain')]), actions: ['recordSettled', { type: 'cancelTimer', params: { name: 'seller_deadline' } }] },
+          { guard: and(['feeLeg', 'sellerSettled', not('watchesChain')]), target: 'SETTLED', actions: ['recordSettled', tellListing] },
         ],
         'leg.failed': { guard: and(['feeLeg', 'sellerSettled']), target: 'FEE_FAILED', actions: ['noteFailure'] },
         // The seller was never paid in time: the fee authorization is never used.
         'timer.expired': { guard: and(['deadlineDue', not('sellerSettled')]), target: 'EXPIRED', actions: ['noteFailure'] },
+        'chain.tx.seen': chainSignal,
+        'chain.tx.included': chainSignal,
+        'chain.block': chainSignal,
+        'chain.reorged': chainSignal,
+        'chain.tx.dropped': chainSignal,
       },
     },
     SETTLED: { type: 'final' },

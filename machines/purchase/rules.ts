@@ -1,3 +1,5 @@
+import type { PurchaseChainEvent } from './chain-events.ts';
+import { applyChain, legFailedOnChain, legSettled, type ChainLegs } from './chain-legs.ts';
 import type { PurchaseContext } from './context.ts';
 import type { PurchaseEvent } from './events.ts';
 
@@ -32,4 +34,38 @@ export function isLeg(e: PurchaseEvent, leg: 'seller' | 'fee'): boolean {
 
 export function isTimer(e: PurchaseEvent, name: string): boolean {
   return e.type === 'timer.expired' && e.timer === name;
+}
+
+/** The ANM lane's legs after a chain signal, or null when it is not one or the purchase watches no chain. */
+export function chainAfter(ctx: PurchaseContext, e: PurchaseEvent): ChainLegs | null {
+  if (!ctx.chain || !e.type.startsWith('chain.')) return null;
+  return applyChain(ctx.chain, e as PurchaseChainEvent);
+}
+
+/** Both legs settled on the chain: the fee leg can only be there after the seller's (consecutive nonces). */
+export function chainSettles(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  const c = chainAfter(ctx, e);
+  return c !== null && legSettled(c, 'seller') && legSettled(c, 'fee');
+}
+
+/** The seller was paid and the fee transfer failed on the chain. */
+export function chainFeeFails(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  const c = chainAfter(ctx, e);
+  return c !== null && legSettled(c, 'seller') && legFailedOnChain(c, 'fee');
+}
+
+/** The signal settles the seller leg, or takes a settled one back off the chain (a reorg). */
+export function chainSellerChanges(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  const c = chainAfter(ctx, e);
+  return c !== null && legSettled(c, 'seller') !== sellerSettled(ctx);
+}
+
+export function chainSellerSettles(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  return chainSellerChanges(ctx, e) && !sellerSettled(ctx);
+}
+
+/** Anything the signal changes in what the purchase knows of its legs (else it is not news). */
+export function chainMoves(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  const c = chainAfter(ctx, e);
+  return c !== null && JSON.stringify(c) !== JSON.stringify(ctx.chain);
 }

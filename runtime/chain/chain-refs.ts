@@ -47,3 +47,14 @@ export const refundRefs = companion('refund', (ctx, created) => {
   if (reference === null) return null;
   return { reference, network: created.mode ?? 'live', recipient: text(ctx.to) ?? '', treasury: null, required: 12 };
 });
+
+/**
+ * A purchase on the ANM lane (`native:1`, the live chain): one row for both legs, reference
+ * `mp1:<intent>` with the seller as recipient and the fee payee as treasury; the indexer reads
+ * the legs' references `mp1:<intent>:seller|fee` through it (indexer/matching.ts).
+ */
+export const purchaseRefs = companion('purchase', (ctx) => {
+  if (ctx.asset !== 'ANM' || typeof ctx.required_confirmations !== 'number') return null;
+  const payee = (v: unknown): string => (typeof v === 'object' && v !== null ? (text((v as Record<string, unknown>).pay_to) ?? '') : '');
+  return { reference: `mp1:${text(ctx.intent_id) ?? ''}`, network: 'live', recipient: payee(ctx.seller), treasury: payee(ctx.fee), required: ctx.required_confirmations };
+});

@@ -9,24 +9,29 @@ import { MARKET_LANES } from '../../machines/money/market.ts';
 import type { Authorization } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import { decodeLeg } from './leg-codec.ts';
+import type { AnmLane } from './lanes/anm-lane.ts';
+import { AnmFacilitator, ANM_KIND } from './facilitator-anm.ts';
 
 const NETWORK = MARKET_LANES.USDC.network;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-interface Requirement {
+export interface Requirement {
   scheme: string;
   network: string;
   payTo: string;
   amount: bigint;
+  /** `exact-anm`: the reference the transfer must carry, when the seller names one. */
+  reference?: string | undefined;
 }
 
 /** v2 requirements carry `amount` and CAIP-2 networks; v1 carries `maxAmountRequired` and `base`. */
-function requirementOf(r: unknown): Requirement | null {
+export function requirementOf(r: unknown): Requirement | null {
   if (!isObject(r) || typeof r.scheme !== 'string' || typeof r.payTo !== 'string') return null;
   const amount = typeof r.amount === 'string' ? r.amount : r.maxAmountRequired;
   if (typeof amount !== 'string' || !/^[0-9]{1,78}$/.test(amount)) return null;
   const network = r.network === 'base' ? NETWORK : r.network;
-  return typeof network === 'string' ? { scheme: r.scheme, network, payTo: r.payTo, amount: BigInt(amount) } : null;
+  const reference = isObject(r.extra) && typeof r.extra.reference === 'string' ? r.extra.reference : undefined;
+  return typeof network === 'string' ? { scheme: r.scheme, network, payTo: r.payTo, amount: BigInt(amount), reference } : null;
 }
 
 export interface VerifyResponse {
@@ -46,17 +51,31 @@ export interface SettleResponse {
 }
 
 export class Facilitator {
-  constructor(private readonly usdc: UsdcLane) {}
+  private readonly anm: AnmFacilitator | null;
+
+  constructor(
+    private readonly usdc: UsdcLane,
+    anm?: AnmLane,
+  ) {
+    this.anm = anm ? new AnmFacilitator(anm) : null;
+  }
 
   supported() {
     return {
       kinds: [
         { x402Version: 2, scheme: 'exact', network: NETWORK },
         { x402Version: 1, scheme: 'exact', network: 'base' },
+        ...(this.anm ? [ANM_KIND] : []),
       ],
       extensions: [],
-      signers: { 'eip155:*': [] as string[] },
+      signers: { 'eip155:*': [] as string[], ...(this.anm && { 'native:*': [] as string[] }) },
     };
+  }
+
+  /** The `exact-anm` lane, when the body names it and a node is connected. */
+  private anmFor(body: unknown): AnmFacilitator | null {
+    const req = isObject(body) ? body.paymentRequirements : undefined;
+    return this.anm && isObject(req) && req.scheme === ANM_KIND.scheme ? this.anm : null;
   }
 
   private async check(body: unknown, allowUsedNonce: boolean): Promise<{ ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string; payer?: string }> {
@@ -71,11 +90,15 @@ export class Facilitator {
   }
 
   async verify(body: unknown): Promise<VerifyResponse> {
+    const anm = this.anmFor(body);
+    if (anm) return anm.verify(body as Record<string, unknown>);
     const c = await this.check(body, false);
     return c.ok ? { isValid: true, payer: c.payer } : { isValid: false, invalidReason: c.reason, invalidMessage: c.message, ...(c.payer ? { payer: c.payer } : {}) };
   }
 
   async settle(body: unknown): Promise<SettleResponse> {
+    const anm = this.anmFor(body);
+    if (anm) return anm.settle(body as Record<string, unknown>);
     const c = await this.check(body, true);
     if (!c.ok) return { success: false, errorReason: c.reason, errorMessage: c.message, transaction: '', network: NETWORK };
     const r = await this.usdc.settle(c.authorization);

@@ -8,6 +8,7 @@ import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
 import { Facilitator } from './facilitator.ts';
 import { UsdcLane } from './lanes/usdc-lane.ts';
+import { AnmLane, type AnmNode } from './lanes/anm-lane.ts';
 import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
 import { Purchases } from './purchases.ts';
@@ -18,6 +19,8 @@ export interface MarketServices {
   index: SearchIndex;
   ledger: UsdcSimLedger;
   usdc: UsdcLane;
+  /** The ANM lane, when a node is connected. */
+  anm: AnmLane | undefined;
   purchases: Purchases;
   facilitator: Facilitator;
   feeAddresses: Record<MarketAsset, string>;
@@ -26,13 +29,23 @@ export interface MarketServices {
   stop(): void;
 }
 
-export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number }): MarketServices {
+export interface AnmLaneOptions {
+  /** The node of DESIGN §3 serving `native:1` (chain id 1): the devnet's `/live`, or a real node. */
+  rpc: AnmNode;
+  /** Confirmations at which a leg counts as settled (12, DESIGN §3; lower for tests only). */
+  confirmations?: number;
+  /** How long the facilitator's settle waits for a receipt. */
+  inclusionWaitMs?: number;
+}
+
+export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined }): MarketServices {
   const clock = opts.clock ?? Date.now;
   const listings = new Listings(db, host, clock);
   const index = new SearchIndex(listings);
   const ledger = new UsdcSimLedger(db);
   const usdc = new UsdcLane(ledger, clock);
-  const purchases = new Purchases({ db, host, index, usdc, feeAddresses: opts.feeAddresses, clock });
+  const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
+  const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   let watch: NodeJS.Timeout | undefined;
   return {
     listings,
@@ -40,7 +53,8 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
     ledger,
     usdc,
     purchases,
-    facilitator: new Facilitator(usdc),
+    anm,
+    facilitator: new Facilitator(usdc, anm),
     feeAddresses: opts.feeAddresses,
     async start(pollMs = 1000) {
       await index.refresh();

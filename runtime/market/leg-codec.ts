@@ -3,7 +3,7 @@
  * an object or as the base64 header value the SDK makes; and the seller leg handed back as
  * ready header values for a v2 (`PAYMENT-SIGNATURE`) or v1 (`X-PAYMENT`) seller.
  */
-import { USDC_TOKEN } from '../../machines/money/market.ts';
+import { USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
 import { parseStrictJsonBytes } from '../strict-json.ts';
 import { legRequirement } from './requirements.ts';
 
@@ -45,12 +45,17 @@ export function decodeLeg(raw: unknown): DecodedLeg | null {
 
 const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');
 
-/** The seller leg as a standalone `exact` payment, for either x402 version of the seller. */
-export function paymentHeaders(payload: Record<string, unknown>, seller: { payTo: string; amount: string }) {
-  const accepted = legRequirement('USDC', seller.payTo, BigInt(seller.amount));
+/**
+ * The seller leg as a standalone payment (`exact` on USDC, `exact-anm` with its reference on
+ * ANM), for either x402 version of the seller; x402 v1 has no name for `native:1`, so an ANM
+ * leg has no v1 header.
+ */
+export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }) {
+  const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount));
+  if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
   return {
     header: 'PAYMENT-SIGNATURE',
     value: b64({ x402Version: 2, accepted, payload }),
-    v1: { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: 'base', payload }) },
+    v1: asset === 'USDC' ? { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: 'base', payload }) } : null,
   };
 }

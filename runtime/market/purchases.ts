@@ -15,6 +15,10 @@ import type { ActorHost } from '../engine/actor-host.ts';
 import { MarketRefusal } from './errors.ts';
 import type { Authorization } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
+import { legReference } from './lanes/anm-leg.ts';
+import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
+import { submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
+import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { decodeLeg, paymentHeaders } from './leg-codec.ts';
 import { assetId, DEFAULT_TIMEOUT_S, laneExtra, type PaymentRequirements } from './requirements.ts';
 import type { SearchIndex } from './search-index.ts';
@@ -35,7 +39,18 @@ interface Row {
 
 export class Purchases {
   constructor(
-    private readonly deps: { db: Db; host: ActorHost; index: SearchIndex; usdc: UsdcLane; feeAddresses: Record<MarketAsset, string>; clock?: () => number },
+    private readonly deps: {
+      db: Db;
+      host: ActorHost;
+      index: SearchIndex;
+      usdc: UsdcLane;
+      /** The ANM lane's node; without one, ANM quotes are made but not purchased. */
+      anm?: AnmLane | undefined;
+      /** Confirmations at which an ANM leg counts as settled (DESIGN §3: 12; lower for tests only). */
+      anmConfirmations?: number | undefined;
+      feeAddresses: Record<MarketAsset, string>;
+      clock?: () => number;
+    },
   ) {
     deps.usdc.onSettled((authorizer, nonce, tx) => this.legSettled('USDC', authorizer, nonce, tx));
   }
@@ -72,7 +87,9 @@ export class Purchases {
       total: split.total.toString(),
       fee_bps: MARKET_FEE_BPS,
       expires_at: at + DEFAULT_TIMEOUT_S * 1000,
+      ...(q.asset === 'ANM' && { required_confirmations: this.deps.anmConfirmations ?? ANM_SETTLEMENT_DEPTH }),
     } satisfies PurchaseEvent;
+    const ref = (leg: 'seller' | 'fee') => (q.asset === 'ANM' ? { reference: legReference(intentId, leg) } : {});
     await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, event);
     const ctx = { ...event, created_at: at } as unknown as PurchaseContext;
     return {
@@ -92,7 +109,7 @@ export class Purchases {
             amount: event.total,
             payTo: event.seller.pay_to,
             maxTimeoutSeconds: DEFAULT_TIMEOUT_S,
-            extra: { ...laneExtra(q.asset), intent_id: intentId, legs: { seller: { payTo: event.seller.pay_to, amount: event.seller.amount }, fee: { payTo: event.fee.pay_to, amount: event.fee.amount } } },
+            extra: { ...laneExtra(q.asset), intent_id: intentId, legs: { seller: { payTo: event.seller.pay_to, amount: event.seller.amount, ...ref('seller') }, fee: { payTo: event.fee.pay_to, amount: event.fee.amount, ...ref('fee') } } },
           } satisfies PaymentRequirements,
         ],
       },
@@ -117,22 +134,20 @@ export class Purchases {
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (legs.fee === undefined || legs.fee === null) throw new MarketRefusal('fee_leg_missing', 'payment.legs.fee is missing: a purchase needs both legs.', 'fee_leg_missing');
     if (legs.seller === undefined || legs.seller === null) throw new MarketRefusal('invalid_payment', 'payment.legs.seller is missing.', 'invalid_payload');
-    if (p.ctx.asset !== 'USDC') throw new MarketRefusal('invalid_payment', 'This lane is not served by this marketplace yet.', 'unsupported_scheme');
-    const seller = await this.verifyLeg(p.ctx, 'seller', legs.seller);
-    const fee = await this.verifyLeg(p.ctx, 'fee', legs.fee);
+    const { seller, fee } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee });
     if (p.status !== 'QUOTED') {
       // The same legs again get the same answer (a retried purchase); other legs are a conflict.
       if (p.ctx.legs?.seller.nonce === seller.nonce && p.ctx.legs.fee.nonce === fee.nonce) return this.purchased(p.ctx, p.status);
       throw new MarketRefusal('leg_replayed', 'This intent was already purchased with other legs.');
     }
-    if (seller.payer === fee.payer) {
+    if (p.ctx.asset === 'USDC' && seller.payer === fee.payer) {
       const balance = await this.deps.usdc.ledger.balanceOf(seller.payer);
       if (balance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
     }
     // The fee is settled after the seller leg, so its authorization must outlive the seller's.
     if (fee.valid_before < seller.valid_before) throw new MarketRefusal('invalid_payment', 'The fee leg must be valid at least as long as the seller leg.', 'invalid_exact_evm_payload_authorization_valid_before');
-    await this.bind(intentId, seller, 'seller');
-    await this.bind(intentId, fee, 'fee');
+    await this.bind(p.ctx.asset, intentId, seller, 'seller');
+    await this.bind(p.ctx.asset, intentId, fee, 'fee');
     const r = await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent);
     if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
     return this.purchased(r.snapshot.context as PurchaseContext, r.status);
@@ -142,8 +157,16 @@ export class Purchases {
     const seller = ctx.legs?.seller;
     return {
       ...purchaseResource(ctx, status),
-      seller_payment: seller ? paymentHeaders(seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount }) : null,
+      seller_payment: seller ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined }) : null,
     };
+  }
+
+  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg }> {
+    if (ctx.asset === 'ANM') {
+      if (!this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
+      return verifyAnmLegs(this.deps.anm, ctx, legs);
+    }
+    return { seller: await this.verifyLeg(ctx, 'seller', legs.seller), fee: await this.verifyLeg(ctx, 'fee', legs.fee) };
   }
 
   private async verifyLeg(ctx: PurchaseContext, leg: 'seller' | 'fee', raw: unknown): Promise<VerifiedLeg> {
@@ -160,11 +183,11 @@ export class Purchases {
     return { pay_to: ctx[leg].pay_to, amount: a.value, payer: c.payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...c.payload } };
   }
 
-  private async bind(intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
+  private async bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
     const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(
-      `WITH ins AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg) VALUES ('USDC', $1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING intent_id, leg)
-       SELECT intent_id, leg FROM ins UNION ALL SELECT intent_id, leg FROM market_leg_nonces WHERE lane = 'USDC' AND authorizer = $1 AND nonce = $2 LIMIT 1`,
-      [leg.payer, leg.nonce, intentId, name],
+      `WITH ins AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg) VALUES ($5, $1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING intent_id, leg)
+       SELECT intent_id, leg FROM ins UNION ALL SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $5 AND authorizer = $1 AND nonce = $2 LIMIT 1`,
+      [leg.payer, leg.nonce, intentId, name, lane],
     );
     const bound = rows[0];
     if (!bound || bound.intent_id !== intentId || bound.leg !== name) throw new MarketRefusal('leg_replayed', `The ${name} leg's nonce is already bound to another purchase.`, 'invalid_exact_evm_nonce_already_used');
@@ -185,10 +208,15 @@ export class Purchases {
     const p = await this.read(intentId);
     const legs = p?.ctx.legs;
     if (!p || p.status !== 'VERIFIED' || !legs?.seller.tx || legs.fee.tx) return;
-    const r = await this.deps.usdc.settle(legs.fee.payload.authorization as Authorization);
+    const r = p.ctx.asset === 'ANM' ? await this.submitAnmFee(p.ctx) : await this.deps.usdc.settle(legs.fee.payload.authorization as Authorization);
     if (!r.ok) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${legs.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
     }
+  }
+
+  private submitAnmFee(ctx: PurchaseContext): Promise<AnmSettle> {
+    if (!this.deps.anm) return Promise.resolve({ ok: false, reason: 'unsupported_scheme', message: 'no ANM node' });
+    return submitAnmFee(this.deps.anm, ctx);
   }
 
   /**
@@ -202,7 +230,8 @@ export class Purchases {
       const seller = ctx.legs?.seller;
       if (!seller) continue;
       if (seller.tx) await this.settleFee(row.id);
-      else if (await this.deps.usdc.ledger.authorizationState(seller.payer, seller.nonce)) await this.legSettled('USDC', seller.payer, seller.nonce, `seen:${seller.nonce}`);
+      // ANM legs settle by the indexer's signals, not by this watch.
+      else if (ctx.asset === 'USDC' && await this.deps.usdc.ledger.authorizationState(seller.payer, seller.nonce)) await this.legSettled('USDC', seller.payer, seller.nonce, `seen:${seller.nonce}`);
     }
   }
 }

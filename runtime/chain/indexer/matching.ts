@@ -11,10 +11,35 @@ import { storedBlocksFrom } from './store-depth.ts';
 const sumTo = (tx: ChainTx, address: string | null): bigint =>
   address === null ? 0n : tx.outputs.reduce((s, o) => (o.to === address ? s + o.amount : s), 0n);
 
-/** The actors the transactions' payment and refund references belong to. */
-export function refsOf(db: Db, network: string, txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
-  const refs = [...new Set(txs.map((t) => t.reference).filter((r) => r.startsWith('pr1:') || r.startsWith('rf1:')))];
-  return lookupRefs(db, network, refs);
+/** A marketplace purchase leg's reference (DESIGN §5 "Legs"): `mp1:<intent>:<leg>`. */
+const MARKET_LEG = /^(mp1:pi_[0-9a-z]+):(seller|fee)$/;
+
+/**
+ * The actors the transactions' payment, refund and purchase-leg references belong to. A
+ * purchase has one row (`mp1:<intent>`) for both legs: the seller leg pays its recipient, the
+ * fee leg its treasury.
+ */
+export async function refsOf(db: Db, network: string, txs: readonly ChainTx[]): Promise<Map<string, RefRow>> {
+  const refs = new Set<string>();
+  const legs = new Map<string, { base: string; leg: string }>();
+  for (const { reference: r } of txs) {
+    if (r.startsWith('pr1:') || r.startsWith('rf1:')) refs.add(r);
+    else if (r.startsWith('mp1:')) {
+      const m = MARKET_LEG.exec(r);
+      if (m?.[1] && m[2]) {
+        refs.add(m[1]);
+        legs.set(r, { base: m[1], leg: m[2] });
+      }
+    }
+  }
+  const rows = await lookupRefs(db, network, [...refs]);
+  for (const [r, { base, leg }] of legs) {
+    const row = rows.get(base);
+    if (row) rows.set(r, { ...row, reference: r, recipient: leg === 'fee' ? (row.treasury ?? '') : row.recipient, treasury: null });
+  }
+  // A transfer carrying the bare `mp1:<intent>` is no leg of it.
+  for (const { base } of legs.values()) rows.delete(base);
+  return rows;
 }
 
 /** What a matched tx pays to the recipient and to the treasury; null if the recipient is absent. */

@@ -1,0 +1,67 @@
+/**
+ * Purchases on the ANM lane (DESIGN §3, §5 "Legs", "Purchase"): both legs are signed ANM
+ * transfers checked against the quote and the node; the fee leg must come from the same payer
+ * with the nonce right after the seller leg's, so the chain itself can never include the fee
+ * transfer before the seller's (a reorg that takes the seller leg off the chain takes the fee
+ * leg with it). The fee transfer is submitted only once the purchase holds the seller leg as
+ * settled (`required_confirmations` deep, from the indexer's signals).
+ */
+import type { PurchaseContext } from '../../machines/purchase/context.ts';
+import type { VerifiedLeg } from '../../machines/purchase/events.ts';
+import { MARKET_LANES } from '../../machines/money/market.ts';
+import { MarketRefusal } from './errors.ts';
+import { legReference, type CheckedTransfer } from './lanes/anm-leg.ts';
+import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
+import { decodeLeg } from './leg-codec.ts';
+import { DEFAULT_TIMEOUT_S } from './requirements.ts';
+
+type LegName = 'seller' | 'fee';
+
+const refuse = (leg: LegName, reason: string, message: string): never => {
+  if (reason === 'invalid_exact_anm_nonce_already_used') throw new MarketRefusal('leg_replayed', `${leg} leg: ${message}`, reason);
+  throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
+};
+
+async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<CheckedTransfer & { known: boolean }> {
+  const decoded = decodeLeg(raw);
+  if (!decoded) return refuse(leg, 'invalid_payload', 'not base64 JSON of an x402 payment payload');
+  const expected = { scheme: MARKET_LANES.ANM.legScheme, payTo: ctx[leg].pay_to, amount: BigInt(ctx[leg].amount), reference: legReference(ctx.intent_id, leg) };
+  // A purchase retried with the same legs after the seller submitted its leg is still answered.
+  const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined });
+  if (!c.ok) return refuse(leg, c.reason, c.message);
+  return { ...c.transfer, known: c.known === true };
+}
+
+const asLeg = (t: CheckedTransfer, ctx: PurchaseContext, leg: LegName, validBefore: number): VerifiedLeg => ({
+  pay_to: ctx[leg].pay_to,
+  amount: ctx[leg].amount,
+  payer: t.payer,
+  // The transfer itself is what one leg may back once: its hash (a replay is the same hash).
+  nonce: t.hash,
+  valid_before: validBefore * 1000,
+  payload: { transaction: t.hex, ...(t.validBefore !== null && { validBefore: String(t.validBefore) }) },
+  tx_hash: t.hash,
+});
+
+/** Both legs against the quote and the node; throws the refusal the purchase answers with. */
+export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg }> {
+  const seller = await verifyOne(lane, ctx, 'seller', raw.seller);
+  const fee = await verifyOne(lane, ctx, 'fee', raw.fee);
+  if (fee.payer !== seller.payer || fee.tx.nonce !== seller.tx.nonce + 1n) {
+    refuse('fee', 'invalid_exact_anm_fee_nonce', 'the fee transfer must come from the seller leg’s payer with the next nonce');
+  }
+  if (!seller.known && !fee.known) {
+    const spend = seller.tx.outputs[0]!.amount + seller.tx.fee + fee.tx.outputs[0]!.amount + fee.tx.fee;
+    if ((await lane.rpc.getBalance(seller.payer)) < spend) refuse('seller', 'invalid_exact_anm_insufficient_balance', 'the payer balance is below both legs and their chain fees');
+  }
+  // An ANM transfer has no expiry of its own: the window is the payload's bound or the quote's timeout.
+  const window = seller.validBefore ?? lane.nowS() + DEFAULT_TIMEOUT_S;
+  return { seller: asLeg(seller, ctx, 'seller', window), fee: asLeg(fee, ctx, 'fee', Math.max(window, fee.validBefore ?? window)) };
+}
+
+/** Submits the fee transfer; only called once the purchase holds the seller leg as settled. */
+export function submitAnmFee(lane: AnmLane, ctx: PurchaseContext): Promise<AnmSettle> {
+  const fee = ctx.legs?.fee;
+  if (!fee?.tx_hash || typeof fee.payload.transaction !== 'string') return Promise.resolve({ ok: false, reason: 'invalid_payload', message: 'the fee leg holds no transfer' });
+  return lane.settle({ hash: fee.tx_hash, hex: fee.payload.transaction });
+}
