@@ -11,6 +11,10 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
+import { startAnmChain, type AnmChain } from './anm-chain.ts';
 
 export interface MarketHarness {
   url: string;
@@ -23,17 +27,22 @@ export interface MarketHarness {
   now(): number;
   skew: number;
   req(method: string, path: string, opts?: ReqOptions): Promise<Res>;
+  /** The ANM lane's devnet, indexer and router, when asked for. */
+  chain: AnmChain;
 }
 
-export const FEE_ADDRESSES = { USDC: '0x000000000000000000000000000000000000fee0', ANM: 'anm1fee' } as const;
+export const FEE_ADDRESSES = { USDC: '0x000000000000000000000000000000000000fee0', ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('test marketplace fee'))) } as const;
 
-export function useMarket(opts: { perIpPerMinute?: number } = {}): MarketHarness {
+/** `anm`: a devnet and indexer for the ANM lane, legs settled at `confirmations` (12 in production). */
+export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number } } = {}): MarketHarness {
   const h = { skew: 0 } as MarketHarness;
   h.now = () => Date.now() + h.skew;
   beforeAll(async () => {
     h.backend = realAvailable ? await openReal() : await openEmbedded();
     h.host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
-    h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now() });
+    if (opts.anm) h.chain = await startAnmChain(h.backend, h.host);
+    const anm = opts.anm && { rpc: h.chain.rpc, confirmations: opts.anm.confirmations, inclusionWaitMs: 5_000 };
+    h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm });
     h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6 };
     h.app = await buildMarketApp(h.deps);
     h.url = await h.app.listen({ port: 0, host: '127.0.0.1' });
@@ -41,6 +50,7 @@ export function useMarket(opts: { perIpPerMinute?: number } = {}): MarketHarness
   }, 60_000);
   afterAll(async () => {
     await h.app?.close();
+    if (opts.anm) await h.chain.stop();
     await h.backend?.close();
   });
   return h;

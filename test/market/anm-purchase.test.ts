@@ -1,0 +1,151 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
+   assertions read parsed JSON response bodies. */
+/**
+ * Conformance: quote and purchase on the ANM lane, end to end on a devnet with the indexer
+ * and chain router (marketplace.md "What the service does" 2-4, 6, "Fee rule", "Payment lanes"
+ * :28, "Endpoints" :93-94, :97; DESIGN §3, §5 "Legs", "Purchase"; ADR 0016). Legs are signed by
+ * ExactAnmSplitScheme; a leg counts as settled 3 blocks deep here (12 in production).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeSignedTx, txHash } from '../../machines/chain/index.ts';
+import { ExactAnmSplitScheme } from '../../runtime/market/client/exact-anm-split.ts';
+import type { Wallet } from '../../runtime/chain/codec/keys.ts';
+import type { AnmWallet } from '../../runtime/market/client/anm-wallet.ts';
+import { waitFor } from '../helpers/backends.ts';
+import { seller, signedListing, toBase64, type Seller } from '../fixtures/market.ts';
+import { ANM, anmBuyer } from '../fixtures/market-anm.ts';
+import { FEE_ADDRESSES, useMarket } from './harness.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON bodies
+type Json = any;
+const DEPTH = 3;
+const h = useMarket({ anm: { confirmations: DEPTH } });
+let s: Seller;
+let buyer: { keys: Wallet; wallet: AnmWallet };
+const SELLER_PRICE = 500_000_000n; // 0.5 ANM
+const FEE = 2_500_000n; // ceil(0.5 % of it)
+
+beforeAll(async () => {
+  s = seller();
+  const res = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Quantum oracle', tags: ['oracle'], asset: 'ANM', price: '0.5' }) });
+  expect(res.status).toBe(201);
+  buyer = await anmBuyer(h.chain.rpc, 10n * ANM);
+}, 60_000);
+
+const quote = async () => {
+  const res = await h.req('POST', '/api/v1/route/quote', { body: { capability: 'oracle', max_price: '1', asset: 'ANM' } });
+  expect(res.status).toBe(201);
+  return res.json;
+};
+const sign = async (q: Json) => (await new ExactAnmSplitScheme(buyer.wallet).createPaymentPayload(2, q.payment_requirements.accepts[0])).payload.legs as Record<'seller' | 'fee', Json>;
+const purchase = (intent: string, legs: Record<string, unknown>) =>
+  h.req('POST', '/api/v1/purchase', { headers: { 'idempotency-key': `k_${Math.random()}` }, body: { intent_id: intent, payment: { legs } } });
+const read = async (id: string) => (await h.req('GET', `/api/v1/purchases/${id}`)).json;
+const balances = async () => ({
+  buyer: await h.chain.rpc.getBalance(buyer.keys.address),
+  seller: await h.chain.rpc.getBalance(s.anmAddress),
+  fee: await h.chain.rpc.getBalance(FEE_ADDRESSES.ANM),
+});
+const pending = async () => (await h.chain.rpc.pendingTransactions()).map((t) => t.hash);
+/** The seller leg as the seller's stock x402 server would settle it: through our facilitator. */
+const settleSeller = async (bought: Json) => {
+  const header = JSON.parse(Buffer.from(bought.seller_payment.value, 'base64').toString());
+  const settling = h.req('POST', '/facilitator/settle', { body: { x402Version: 2, paymentPayload: header, paymentRequirements: header.accepted } });
+  await waitFor(async () => (await pending()).length > 0, 10_000, 'the seller leg in the mempool');
+  await h.chain.rpc.mine(1);
+  return (await settling).json;
+};
+const txHashOf = (leg: Json): string => txHash(decodeSignedTx(leg.payload.transaction));
+
+describe('ANM quote (marketplace.md:28 native lane, :93; DESIGN §5 Quote)', () => {
+  it('QUOTED with 9-place amounts and exact-anm-split requirements on native:1 naming both legs and their references', async () => {
+    const q = await quote();
+    expect(q.price).toMatchObject({ asset: 'ANM', network: 'native:1', seller_price: '0.500000000', seller_price_atomic: '500000000', marketplace_fee_atomic: '2500000', total_price_atomic: '502500000', fee_bps: 50 });
+    expect(q.payment_requirements.accepts[0]).toMatchObject({
+      scheme: 'exact-anm-split', network: 'native:1', asset: 'ANM', amount: '502500000',
+      extra: { intent_id: q.intent_id, legs: { seller: { payTo: s.anmAddress, amount: '500000000', reference: `mp1:${q.intent_id}:seller` }, fee: { payTo: FEE_ADDRESSES.ANM, amount: '2500000', reference: `mp1:${q.intent_id}:fee` } } },
+    });
+  });
+});
+
+describe('ANM purchase (marketplace.md:94, :97; DESIGN §5 Purchase: the fee only after the seller is paid)', () => {
+  it('VERIFIED moves nothing; the seller settles its leg; the fee is submitted only once the seller leg is 3 deep; SETTLED when the fee leg is', async () => {
+    const q = await quote();
+    const before = await balances();
+    const legs = await sign(q);
+    const res = await purchase(q.intent_id, { seller: toBase64(legs.seller), fee: legs.fee });
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('VERIFIED');
+    expect(await balances()).toEqual(before);
+    expect(await pending()).toEqual([]);
+    // The same purchase again answers the same.
+    expect((await purchase(q.intent_id, legs)).json.status).toBe('VERIFIED');
+    const header = JSON.parse(Buffer.from(res.json.seller_payment.value, 'base64').toString());
+    expect(res.json.seller_payment.header).toBe('PAYMENT-SIGNATURE');
+    expect(header.accepted).toMatchObject({ scheme: 'exact-anm', network: 'native:1', payTo: s.anmAddress, amount: '500000000', extra: { reference: `mp1:${q.intent_id}:seller` } });
+
+    const settled = await settleSeller(res.json);
+    expect(settled).toMatchObject({ success: true, network: 'native:1' });
+    // One block deep: not settled yet, and the fee transfer is not submitted.
+    await new Promise((r) => setTimeout(r, 300));
+    await h.market.purchases.reconcile();
+    expect((await read(q.intent_id)).legs.seller.transaction).toBeNull();
+    expect(await pending()).toEqual([]);
+    await h.chain.rpc.mine(DEPTH - 1);
+    await waitFor(async () => (await read(q.intent_id)).legs.seller.transaction === settled.transaction, 10_000, 'the seller leg settled');
+    await h.market.purchases.reconcile();
+    expect(await pending()).toHaveLength(1); // the fee transfer, now
+    await h.chain.rpc.mine(DEPTH);
+    const done = await waitFor(async () => {
+      const p = await read(q.intent_id);
+      return p.status === 'SETTLED' && p;
+    }, 10_000, 'SETTLED');
+    expect(done.legs.seller.transaction).toBe(settled.transaction);
+    // marketplace.md:14 gross = seller + fee; :21-22 the buyer pays seller + fee, the seller receives its price.
+    const end = await balances();
+    expect(before.buyer - end.buyer).toBe(SELLER_PRICE + FEE);
+    expect(end.seller - before.seller).toBe(SELLER_PRICE);
+    expect(end.fee - before.fee).toBe(FEE);
+  });
+
+  it('the seller leg never settles before its window ends → EXPIRED, the fee transfer is never submitted', async () => {
+    const q = await quote();
+    expect((await purchase(q.intent_id, await sign(q))).json.status).toBe('VERIFIED');
+    const before = await balances();
+    const { rows } = await h.backend.db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'seller_deadline'`, [q.intent_id]);
+    expect(rows).toHaveLength(1);
+    const r = await h.host.apply({ kind: 'purchase', id: q.intent_id }, { type: 'timer.expired', id: 't1', at: Date.now(), timer: 'seller_deadline', generation: rows[0]!.generation });
+    expect(r.status).toBe('EXPIRED');
+    await h.market.purchases.reconcile();
+    expect(await pending()).toEqual([]);
+    expect(await balances()).toEqual(before);
+  });
+
+  it('a seller leg reorged off the chain after it settled is taken back: VERIFIED again, the fee (next nonce) cannot land without it', async () => {
+    const q = await quote();
+    const legs = await sign(q);
+    const res = await purchase(q.intent_id, legs);
+    const settled = await settleSeller(res.json);
+    expect(settled.success).toBe(true);
+    await h.chain.rpc.mine(DEPTH - 1);
+    await waitFor(async () => (await read(q.intent_id)).legs.seller.transaction !== null, 10_000, 'the seller leg settled');
+    await h.market.purchases.reconcile(); // submits the fee transfer
+    expect(await pending()).toHaveLength(1);
+    const feeBefore = await h.chain.rpc.getBalance(FEE_ADDRESSES.ANM);
+    // The blocks holding the seller leg are replaced; the seller transfer is dropped for good.
+    await h.chain.rpc.reorg(DEPTH + 1, [settled.transaction]);
+    await waitFor(async () => (await read(q.intent_id)).legs.seller.transaction === null, 10_000, 'the seller leg taken back');
+    await h.chain.rpc.mine(DEPTH + 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const p = await read(q.intent_id);
+    expect(p.status).toBe('VERIFIED');
+    expect(p.legs.fee.transaction).toBeNull();
+    expect(await h.chain.rpc.getBalance(FEE_ADDRESSES.ANM)).toBe(feeBefore);
+    expect(await h.chain.rpc.getTransactionReceipt(txHashOf(legs.fee))).toBeNull();
+    // Its window then ends: EXPIRED, the fee never taken.
+    const { rows } = await h.backend.db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'seller_deadline'`, [q.intent_id]);
+    const r = await h.host.apply({ kind: 'purchase', id: q.intent_id }, { type: 'timer.expired', id: 't2', at: Date.now(), timer: 'seller_deadline', generation: rows[0]!.generation });
+    expect(r.status).toBe('EXPIRED');
+    expect(await h.chain.rpc.getBalance(FEE_ADDRESSES.ANM)).toBe(feeBefore);
+  });
+});
