@@ -111,5 +111,4 @@ describe('ANM purchase bad input (never a 500, nothing submitted or moved)', () 
     expect(res.json.error.message).toContain('invalid_exact_anm_nonce_already_used');
     await h.chain.rpc.mine(1);
   });
-
 });
