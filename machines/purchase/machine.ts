@@ -69,8 +69,10 @@ const purchase = setup({
     applyChainSignal: assign(({ context, event }) => {
       const chain = rules.chainAfter(context, event);
       if (!chain || !context.legs) return {};
-      const tx = (leg: 'seller' | 'fee') => (legSettled(chain, leg) ? chain[leg].tx : null);
-      const legs = { seller: { ...context.legs.seller, tx: tx('seller') }, fee: { ...context.legs.fee, tx: tx('fee') } };
+      const seller = legSettled(chain, 'seller') ? chain.seller.tx : null;
+      // The fee's inclusion may be heard before the seller's: it counts only with the seller's.
+      const fee = seller && legSettled(chain, 'fee') ? chain.fee.tx : null;
+      const legs = { seller: { ...context.legs.seller, tx: seller }, fee: { ...context.legs.fee, tx: fee } };
       return { chain, legs, ...(legs.seller.tx && legs.fee.tx && { settled_at: event.at }) };
     }),
     noteChainFailure: assign({ failure: 'fee: the fee transfer failed on the chain' }),

@@ -12,6 +12,7 @@ import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import { TERMINAL } from '../../machines/purchase/view.ts';
 import { priceSplit } from '../../machines/money/market.ts';
 import type { EventBase } from '../../machines/kit/durable.ts';
+import { legSettled } from '../../machines/purchase/chain-legs.ts';
 
 const T = 1_800_000_000_000;
 
@@ -71,6 +72,81 @@ describe('purchase machine model (DESIGN §5)', () => {
       { numRuns: 500 },
     );
     // The sequences must reach every state, or the properties above were checked on nothing.
+    expect([...reached].sort()).toEqual(['EXPIRED', 'FEE_FAILED', 'QUOTED', 'SETTLED', 'VERIFIED']);
+  });
+});
+
+/**
+ * The ANM lane: legs settle by chain signals (DESIGN §3, ADR 0016), here random and in any
+ * order: inclusions of either leg (or of a stranger's transfer) at random heights and
+ * positions with success or failed receipts, depth reports, reorgs, mempool sightings, drops,
+ * and the timers. Same properties, plus: SETTLED only with both legs `required` deep on the
+ * chain as the purchase last heard it, and a leg's `tx` set exactly while it counts as settled.
+ */
+const SELLER_TX = 'a'.repeat(64);
+const FEE_TX = 'b'.repeat(64);
+const anmQuote = (seller: bigint) => {
+  const s = priceSplit('ANM', seller);
+  return {
+    type: 'purchase.quote', id: 'q', at: T, intent_id: 'pi_2', resource_id: 'res_2', asset: 'ANM', network: 'native:1', scheme: 'exact-anm-split',
+    seller: { pay_to: 'anm1s', amount: s.seller.toString() }, fee: { pay_to: 'anm1f', amount: s.fee.toString() }, total: s.total.toString(), fee_bps: 50, expires_at: T + 300_000,
+    required_confirmations: 3,
+  };
+};
+const anmLeg = (payTo: string, amount: string, tx: string) => ({ ...leg(payTo, amount, tx), tx_hash: tx });
+const txArb = fc.constantFrom(SELLER_TX, SELLER_TX, FEE_TX, FEE_TX, 'c'.repeat(64));
+const chainArb = fc.oneof(
+  fc.record({ tx: txArb, h: fc.integer({ min: 1, max: 6 }), head: fc.integer({ min: 1, max: 12 }), pos: fc.integer({ min: 1, max: 40 }), ok: fc.boolean() }).map(({ tx, h, head, pos, ok }) => ({
+    type: 'chain.tx.included', at: T + 2000, tx_hash: tx, from: 'anm1b', merchant_leg: '1', fee_leg: '0', block_height: h, block_hash: `blk${h}`, receipt: ok || tx === SELLER_TX ? 'success' : 'failed', head: Math.max(head, h), pos,
+  })),
+  fc.record({ head: fc.integer({ min: 1, max: 14 }), pos: fc.integer({ min: 1, max: 40 }), inclusion: fc.integer({ min: 1, max: 40 }) }).map((b) => ({ type: 'chain.block', at: T + 3000, ...b })),
+  fc.record({ tx: txArb, h: fc.integer({ min: 1, max: 6 }), pos: fc.integer({ min: 1, max: 40 }) }).map(({ tx, h, pos }) => ({ type: 'chain.reorged', at: T + 3000, tx_hash: tx, head: 6, block_hash: `blk${h}`, pos })),
+  fc.record({ tx: txArb, pos: fc.integer({ min: 1, max: 40 }) }).map(({ tx, pos }) => ({ type: 'chain.tx.seen', at: T + 1500, tx_hash: tx, from: 'anm1b', merchant_leg: '1', fee_leg: '0', pos })),
+  fc.record({ tx: txArb, pos: fc.integer({ min: 1, max: 40 }) }).map(({ tx, pos }) => ({ type: 'chain.tx.dropped', at: T + 3000, tx_hash: tx, pos })),
+);
+const anmEventArb = (q: ReturnType<typeof anmQuote>) =>
+  fc.oneof(
+    { weight: 1, arbitrary: fc.constant({ type: 'purchase.verify', at: T + 1000, legs: { seller: anmLeg(q.seller.pay_to, q.seller.amount, SELLER_TX), fee: anmLeg(q.fee.pay_to, q.fee.amount, FEE_TX) } }) },
+    { weight: 6, arbitrary: chainArb },
+    { weight: 1, arbitrary: fc.constantFrom('fee').map((l) => ({ type: 'leg.failed', at: T + 1000, leg: l, reason: 'x' })) },
+    { weight: 1, arbitrary: fc.constantFrom('quote', 'seller_deadline').map((t) => ({ type: 'timer.expired', at: T + 700_000, timer: t, generation: 1 })) },
+  );
+
+describe('purchase machine model on the ANM lane (DESIGN §3, §5; ADR 0016)', () => {
+  it('fee only after seller, both on chain; gross holds; terminal accepts nothing; replay equals the snapshot', () => {
+    const reached = new Set<string>();
+    fc.assert(
+      fc.property(
+        fc.bigInt(1n, 2n ** 60n).chain((seller) => {
+          const q = anmQuote(seller);
+          // Verification first most of the time, so the chain signals meet a VERIFIED purchase.
+          return fc.tuple(fc.constant(q), fc.boolean(), fc.array(anmEventArb(q), { maxLength: 30 }));
+        }),
+        ([q, verifyFirst, raw]) => {
+          const first = verifyFirst ? [{ type: 'purchase.verify', at: T + 1000, legs: { seller: anmLeg(q.seller.pay_to, q.seller.amount, SELLER_TX), fee: anmLeg(q.fee.pay_to, q.fee.amount, FEE_TX) } }] : [];
+          const events = [q, ...[...first, ...raw].map((e, i) => ({ ...e, id: `e${i}` }))].map((e) => purchaseDefinition.events.parse(e) as EventBase);
+          let snap: PersistedSnapshot = create(purchaseDefinition, events[0]!).snapshot;
+          let status = 'QUOTED';
+          const applied: EventBase[] = [events[0]!];
+          for (const e of events.slice(1)) {
+            const r = step(purchaseDefinition, snap, e);
+            if (TERMINAL.includes(status) && r.accepted) throw new Error(`terminal ${status} accepted ${e.type}`);
+            if (r.accepted) applied.push(e);
+            snap = r.snapshot;
+            status = r.status;
+            reached.add(status);
+            const ctx = snap.context as PurchaseContext;
+            if (ctx.legs?.fee.tx && !ctx.legs.seller.tx) throw new Error('fee settled before the seller');
+            if (status === 'SETTLED' && !(ctx.chain && legSettled(ctx.chain, 'seller') && legSettled(ctx.chain, 'fee'))) throw new Error('SETTLED without both legs deep on chain');
+            if (status === 'VERIFIED' && ctx.chain && ctx.legs && (ctx.legs.seller.tx !== null) !== legSettled(ctx.chain, 'seller')) throw new Error('seller tx out of step with the chain');
+            if (BigInt(ctx.total) !== BigInt(ctx.seller.amount) + BigInt(ctx.fee.amount)) throw new Error('gross != seller + fee');
+          }
+          const replayed = replay(purchaseDefinition, applied);
+          if (JSON.stringify(replayed) !== JSON.stringify(snap)) throw new Error('replay differs from the snapshot');
+        },
+      ),
+      { numRuns: 500 },
+    );
     expect([...reached].sort()).toEqual(['EXPIRED', 'FEE_FAILED', 'QUOTED', 'SETTLED', 'VERIFIED']);
   });
 });
