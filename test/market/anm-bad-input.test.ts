@@ -44,34 +44,38 @@ const chainState = async () => ({
 });
 const legsFor = (q: Quote, o: Parameters<typeof anmLegs>[3] = {}, from = buyer) => anmLegs(h.chain.rpc, from, q, o);
 
-type Case = [name: string, make: (q: Quote) => Promise<Record<string, unknown>>, status: number, code: string, reason?: string];
+type Case = [name: string, status: number, code: string, reason: string, make: (q: Quote) => Promise<Record<string, unknown>>];
 const bad: Case[] = [
-  ['wrong payTo on the seller leg', (q) => legsFor(q, { seller: { to: other.address } }), 402, 'invalid_payment', 'invalid_exact_anm_recipient_mismatch'],
-  ['seller amount short by one nANM', (q) => legsFor(q, { seller: { amount: 500_000_000n - 1n } }), 402, 'invalid_payment', 'invalid_exact_anm_amount_mismatch'],
-  ['fee amount short by one nANM', (q) => legsFor(q, { fee: { amount: 2_500_000n - 1n } }), 402, 'invalid_payment', 'invalid_exact_anm_amount_mismatch'],
-  ['marketplace.md:30 the leg names network eip155:1', (q) => legsFor(q, { seller: { network: 'eip155:1' } }), 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch'],
-  ['the transfer is signed for the test chain (id 1001)', (q) => legsFor(q, { seller: { chainId: NETWORKS.test.chainId } }), 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch'],
-  ['the seller leg carries the fee leg’s reference', (q) => legsFor(q, { seller: { reference: `mp1:${q.intent_id}:fee` } }), 402, 'invalid_payment', 'invalid_exact_anm_reference_mismatch'],
-  ['the seller leg carries another intent’s reference', (q) => legsFor(q, { seller: { reference: 'mp1:pi_0000:seller' } }), 402, 'invalid_payment', 'invalid_exact_anm_reference_mismatch'],
-  ['a signature that does not verify', async (q) => {
+  ['wrong payTo on the seller leg', 402, 'invalid_payment', 'invalid_exact_anm_recipient_mismatch', (q) => legsFor(q, { seller: { to: other.address } })],
+  ['seller amount short by one nANM', 402, 'invalid_payment', 'invalid_exact_anm_amount_mismatch', (q) => legsFor(q, { seller: { amount: 500_000_000n - 1n } })],
+  ['fee amount short by one nANM', 402, 'invalid_payment', 'invalid_exact_anm_amount_mismatch', (q) => legsFor(q, { fee: { amount: 2_500_000n - 1n } })],
+  ['marketplace.md:30 the leg names network eip155:1', 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch', (q) => legsFor(q, { seller: { network: 'eip155:1' } })],
+  ['the transfer is signed for the test chain (id 1001)', 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch', (q) => legsFor(q, { seller: { chainId: NETWORKS.test.chainId } })],
+  ['the seller leg carries the fee leg’s reference', 402, 'invalid_payment', 'invalid_exact_anm_reference_mismatch', (q) => legsFor(q, { seller: { reference: `mp1:${q.intent_id}:fee` } })],
+  ['the seller leg carries another intent’s reference', 402, 'invalid_payment', 'invalid_exact_anm_reference_mismatch', (q) => legsFor(q, { seller: { reference: 'mp1:pi_0000:seller' } })],
+  ['a signature that does not verify', 402, 'invalid_payment', 'invalid_exact_anm_signature', async (q) => {
     const l = await legsFor(q);
     const tx = l.seller.payload.transaction;
     return { ...l, seller: { ...l.seller, payload: { transaction: flipByte(tx, tx.length / 2 - 10) } } };
-  }, 402, 'invalid_payment', 'invalid_exact_anm_signature'],
-  ['marketplace.md:97 a missing fee leg', async (q) => ({ seller: (await legsFor(q)).seller }), 402, 'fee_leg_missing'],
-  ['malformed base64', async (q) => ({ seller: '!!!not base64', fee: (await legsFor(q)).fee }), 402, 'invalid_payment', 'invalid_payload'],
-  ['base64 of something not JSON', async (q) => ({ seller: Buffer.from('{{{').toString('base64'), fee: (await legsFor(q)).fee }), 402, 'invalid_payment', 'invalid_payload'],
-  ['a payload that is not a signed transfer', async (q) => {
+  }],
+  ['marketplace.md:97 a missing fee leg', 402, 'fee_leg_missing', '', async (q) => ({ seller: (await legsFor(q)).seller })],
+  ['malformed base64', 402, 'invalid_payment', 'invalid_payload', async (q) => ({ seller: '!!!not base64', fee: (await legsFor(q)).fee })],
+  ['base64 of something not JSON', 402, 'invalid_payment', 'invalid_payload', async (q) => ({ seller: Buffer.from('{{{').toString('base64'), fee: (await legsFor(q)).fee })],
+  ['a payload that is not a signed transfer', 402, 'invalid_payment', 'invalid_payload', async (q) => {
     const l = await legsFor(q);
     return { ...l, seller: toBase64({ ...l.seller, payload: { transaction: 'zz' } }) };
-  }, 402, 'invalid_payment', 'invalid_payload'],
-  ['the fee leg skips a nonce', (q) => legsFor(q, { fee: { nonce: 7n } }), 402, 'invalid_payment', 'invalid_exact_anm_fee_nonce'],
-  ['the fee leg comes from another payer', async (q) => ({ ...(await legsFor(q)), fee: (await legsFor(q, {}, other)).fee }), 402, 'invalid_payment', 'invalid_exact_anm_fee_nonce'],
-  ['a payer without the balance', (q) => legsFor(q, {}, poor), 402, 'invalid_payment', 'invalid_exact_anm_insufficient_balance'],
+  }],
+  ['an expired window (validBefore passed)', 402, 'invalid_payment', 'invalid_exact_anm_valid_before', async (q) => {
+    const l = await legsFor(q);
+    return { ...l, seller: { ...l.seller, payload: { ...l.seller.payload, validBefore: String(Math.floor(Date.now() / 1000) - 1) } } };
+  }],
+  ['the fee leg skips a nonce', 402, 'invalid_payment', 'invalid_exact_anm_fee_nonce', (q) => legsFor(q, { fee: { nonce: 7n } })],
+  ['the fee leg comes from another payer', 402, 'invalid_payment', 'invalid_exact_anm_fee_nonce', async (q) => ({ ...(await legsFor(q)), fee: (await legsFor(q, {}, other)).fee })],
+  ['a payer without the balance', 402, 'invalid_payment', 'invalid_exact_anm_insufficient_balance', (q) => legsFor(q, {}, poor)],
 ];
 
 describe('ANM purchase bad input (never a 500, nothing submitted or moved)', () => {
-  it.each(bad)('%s → %s %s', async (_name, make, status, code, reason) => {
+  it.each(bad)('%s → %i %s %s', async (_name, status, code, reason, make) => {
     const q = await quote();
     const before = await chainState();
     const res = await purchase(q.intent_id, await make(q));
