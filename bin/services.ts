@@ -130,7 +130,9 @@ export async function startServices(config: Config): Promise<Services> {
     }
     let marketplace: MarketEdge | undefined;
     if (roles.has('marketplace')) {
-      const started = await startMarketplaceFor(config, db, engine);
+      // The ANM lane needs a node for `native:1`: the configured one, or this process's devnet.
+      const anmRpcUrl = config.ANM_RPC_URL ?? (devnet ? `${devnet.url}/live` : undefined);
+      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl);
       stops.push(() => started.close());
       marketplace = started;
       log(`marketplace listening on ${started.url}`);
@@ -198,7 +200,7 @@ export async function startServices(config: Config): Promise<Services> {
 }
 
 /** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
-function startMarketplaceFor(config: Config, db: Db, engine: Engine): Promise<MarketEdge> {
+function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRpcUrl: string | undefined): Promise<MarketEdge> {
   return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, async () =>
     startMarketplace({
       db,
@@ -206,6 +208,7 @@ function startMarketplaceFor(config: Config, db: Db, engine: Engine): Promise<Ma
       listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
       publicBaseUrl: config.PUBLIC_BASE_URL,
+      anmRpcUrl,
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
       operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
     }),

@@ -8,6 +8,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
 import type { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { buildMarketApp } from './app.ts';
 
 export interface MarketEdge {
@@ -22,6 +23,8 @@ export interface MarketplaceOptions {
   listen: { host: string; port: number };
   feeAddresses?: { USDC?: string | undefined; ANM?: string | undefined };
   publicBaseUrl?: string | undefined;
+  /** JSON-RPC of the ANM node for `native:1`; without it ANM purchases are refused (`unsupported_scheme`). */
+  anmRpcUrl?: string | undefined;
   logger?: FastifyServerOptions['logger'];
   operatorToken?: string | undefined;
 }
@@ -33,7 +36,10 @@ const DEMO_FEE = {
 };
 
 export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdge> {
-  const market = openMarket(o.db, o.host, { feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM } });
+  const market = openMarket(o.db, o.host, {
+    feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM },
+    anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
+  });
   await market.start();
   const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
   const url = await app.listen({ host: o.listen.host, port: o.listen.port });
