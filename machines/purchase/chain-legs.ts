@@ -1,21 +1,12 @@
 /**
  * Where the legs of an ANM purchase stand on the chain, kept from chain signals in any order
- * (ADR 0016): per leg the newest status statement (`mark`), the inclusion it states, and a
- * depth report that overtook its inclusion (`depth`). Pure: `applyChain` gives the legs after
- * one signal, the machine's guards compare before and after.
+ * (ADR 0016): per leg the newest status statement (`mark`) and the inclusion it states; for
+ * the purchase, depth reports that overtook the inclusion they deepen (`notes`, one per
+ * inclusion: a report names an inclusion, not a leg, so a note kept per leg could be
+ * overwritten by the other leg's). Pure: `applyChain` gives the legs after one signal, the
+ * machine's guards compare before and after.
  */
-import {
-  depthAhead,
-  depthApplies,
-  newerStatus,
-  noteDepth,
-  noteStatus,
-  notedHead,
-  staleStatus,
-  type ChainMark,
-  type DepthNote,
-  type KnownInclusion,
-} from '../chain/signal-order.ts';
+import { depthApplies, newerStatus, noteStatus, staleStatus, type ChainMark, type DepthNote, type KnownInclusion } from '../chain/signal-order.ts';
 import type { PurchaseChainEvent } from './chain-events.ts';
 
 export interface LegOnChain {
@@ -27,7 +18,6 @@ export interface LegOnChain {
   receipt: 'success' | 'failed' | null;
   confirmations: number;
   mark: ChainMark | null;
-  depth: DepthNote | null;
 }
 
 export interface ChainLegs {
@@ -35,35 +25,42 @@ export interface ChainLegs {
   required: number;
   seller: LegOnChain;
   fee: LegOnChain;
+  /** Depth reports for inclusions not heard of yet, the newest per inclusion, a few at most. */
+  notes: DepthNote[];
 }
+
+/** Inclusions a purchase may hear of out of order: its two legs', and their re-inclusions after reorgs. */
+const MAX_NOTES = 6;
 
 export const ANM_SETTLEMENT_DEPTH = 12;
 
 export function watchLegs(sellerTx: string, feeTx: string, required: number): ChainLegs {
-  const leg = (tx: string): LegOnChain => ({ tx, block_height: null, block_hash: null, inclusion: null, receipt: null, confirmations: 0, mark: null, depth: null });
-  return { required, seller: leg(sellerTx), fee: leg(feeTx) };
+  const leg = (tx: string): LegOnChain => ({ tx, block_height: null, block_hash: null, inclusion: null, receipt: null, confirmations: 0, mark: null });
+  return { required, seller: leg(sellerTx), fee: leg(feeTx), notes: [] };
 }
 
 const depthAt = (height: number, head: number): number => Math.max(0, head - height + 1);
 
 const out = (l: LegOnChain): LegOnChain => ({ ...l, block_height: null, block_hash: null, inclusion: null, receipt: null, confirmations: 0 });
 
-/** One leg after one signal about it (or about a new head). */
-function applyLeg(l: LegOnChain, e: PurchaseChainEvent): LegOnChain {
-  if (e.type === 'chain.block') {
-    if (depthApplies(l.inclusion, e) && l.block_height !== null) {
-      const c = depthAt(l.block_height, e.head);
-      // A positional report with a lower head than one applied would take confirmations back.
-      return e.pos === undefined || c > l.confirmations ? { ...l, confirmations: c } : l;
-    }
-    return depthAhead(l.inclusion, l.depth, e) ? { ...l, depth: noteDepth(l.depth, e) } : l;
-  }
+/** One leg after a depth report about the inclusion it knows; null when the report is not about it. */
+function deepen(l: LegOnChain, e: Extract<PurchaseChainEvent, { type: 'chain.block' }>): LegOnChain | null {
+  if (!depthApplies(l.inclusion, e) || l.block_height === null) return null;
+  const c = depthAt(l.block_height, e.head);
+  // A positional report with a lower head than one applied would take confirmations back.
+  return e.pos === undefined || c > l.confirmations ? { ...l, confirmations: c } : l;
+}
+
+/** One leg after a status statement about its transfer; `notes` give the depth of a new inclusion. */
+function restate(l: LegOnChain, e: Exclude<PurchaseChainEvent, { type: 'chain.block' }>, notes: readonly DepthNote[]): LegOnChain {
   if (e.tx_hash !== l.tx || staleStatus(l.mark, e)) return l;
   const mark = noteStatus(l.mark, e);
   switch (e.type) {
     case 'chain.tx.included': {
-      const noted = notedHead(l.depth, e.pos);
-      const head = noted === null ? e.head : Math.max(e.head, noted);
+      // The inclusion it already knows (a redelivery): its depth stays what later reports made it.
+      if (l.block_hash === e.block_hash && l.block_height === e.block_height && (e.pos === undefined || l.inclusion === e.pos)) return { ...l, mark };
+      const noted = e.pos === undefined ? undefined : notes.find((n) => n.inclusion === e.pos);
+      const head = noted ? Math.max(e.head, noted.head) : e.head;
       return { ...l, mark, block_height: e.block_height, block_hash: e.block_hash, inclusion: e.pos ?? 'unknown', receipt: e.receipt, confirmations: depthAt(e.block_height, head) };
     }
     case 'chain.tx.seen':
@@ -76,8 +73,24 @@ function applyLeg(l: LegOnChain, e: PurchaseChainEvent): LegOnChain {
   }
 }
 
+/** Keeps a positional report about an inclusion neither leg knows: the newest per inclusion. */
+function keepNote(notes: readonly DepthNote[], e: Extract<PurchaseChainEvent, { type: 'chain.block' }>): DepthNote[] {
+  if (e.inclusion === undefined || e.pos === undefined) return [...notes];
+  const same = notes.find((n) => n.inclusion === e.inclusion);
+  if (same && same.at >= e.pos) return [...notes];
+  const kept = [...notes.filter((n) => n.inclusion !== e.inclusion), { inclusion: e.inclusion, head: e.head, at: e.pos }];
+  // The newest inclusions are the ones still to be heard of.
+  return kept.sort((a, b) => a.inclusion - b.inclusion).slice(-MAX_NOTES);
+}
+
 export function applyChain(c: ChainLegs, e: PurchaseChainEvent): ChainLegs {
-  return { ...c, seller: applyLeg(c.seller, e), fee: applyLeg(c.fee, e) };
+  if (e.type === 'chain.block') {
+    const seller = deepen(c.seller, e);
+    const fee = deepen(c.fee, e);
+    if (seller || fee) return { ...c, seller: seller ?? c.seller, fee: fee ?? c.fee };
+    return { ...c, notes: keepNote(c.notes, e) };
+  }
+  return { ...c, seller: restate(c.seller, e, c.notes), fee: restate(c.fee, e, c.notes) };
 }
 
 /** Included with a successful receipt and `required` deep: the transfer counts as settled. */
