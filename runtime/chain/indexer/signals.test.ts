@@ -34,6 +34,13 @@ describe('signalEnvelopes', () => {
     expect(signalEnvelopes('chain.test.tx.included', env)).toEqual([env]);
   });
 
+  it('a depth report naming one actor for two inclusions (a purchase’s two legs) is two events, not one and a duplicate', () => {
+    const block = { head: 9, hash: 'h9', at: 5, pos: 40, targets: [{ kind: 'purchase', id: 'pi_x', inc: 31 }, { kind: 'purchase', id: 'pi_x', inc: 35 }] };
+    const events = signalEnvelopes('chain.live.block', block).map((e) => e.event);
+    expect(events.map((e) => e.inclusion)).toEqual([31, 35]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(2);
+  });
+
   it('gives a re-mined block a new message id, and a re-published one the same', () => {
     expect(includedMsgId('test', signal, 0)).toBe(includedMsgId('test', { ...signal }, 0));
     expect(includedMsgId('test', signal, 0)).not.toBe(includedMsgId('test', { ...signal, block_hash: 'h7b' }, 0));

@@ -81,9 +81,11 @@ export function signalEnvelopes(subject: string, data: unknown): ActorEnvelope[]
       const event = { type: 'chain.block', id, at: b.at, head: b.head };
       return b.targets.map((target) => ({ target, event }));
     }
+    // A report is about one inclusion: an actor watching two transactions (a purchase's legs)
+    // is named twice, and one event id for both would drop the second as a duplicate.
     return b.targets.map((t) => ({
       target: { kind: t.kind, id: t.id },
-      event: { type: 'chain.block', id, at: b.at, head: b.head, pos: b.pos, ...(t.inc !== undefined && { inclusion: t.inc }) },
+      event: { type: 'chain.block', id: t.inc === undefined ? id : `${id}#${t.inc}`, at: b.at, head: b.head, pos: b.pos, ...(t.inc !== undefined && { inclusion: t.inc }) },
     }));
   }
   if (signal === 'included') {
