@@ -121,6 +121,30 @@ describe('ANM purchase (marketplace.md:94, :97; DESIGN §5 Purchase: the fee onl
     expect(await balances()).toEqual(before);
   });
 
+  it('a reorg that takes both legs off the chain and mines them again: the purchase follows it and ends SETTLED, the fee taken once', async () => {
+    const q = await quote();
+    const legs = await sign(q);
+    const before = await balances();
+    const settled = await settleSeller((await purchase(q.intent_id, legs)).json);
+    await h.chain.rpc.mine(DEPTH - 1);
+    await waitFor(async () => (await read(q.intent_id)).legs.seller.transaction !== null, 10_000, 'the seller leg settled');
+    await h.market.purchases.reconcile(); // submits the fee transfer
+    await h.chain.rpc.mine(1);
+    await waitFor(async () => (await h.chain.rpc.getTransactionReceipt(txHashOf(legs.fee))) !== null, 10_000, 'the fee leg in a block');
+    // Both legs' blocks are replaced; their transfers go back to the mempool and are mined again.
+    await h.chain.rpc.reorg(DEPTH + 1);
+    await h.chain.rpc.mine(DEPTH + 1);
+    const done = await waitFor(async () => {
+      await h.market.purchases.reconcile();
+      const p = await read(q.intent_id);
+      return p.status === 'SETTLED' && p;
+    }, 15_000, 'SETTLED after the reorg');
+    expect(done.legs).toMatchObject({ seller: { transaction: settled.transaction }, fee: { transaction: txHashOf(legs.fee) } });
+    const end = await balances();
+    expect(end.fee - before.fee).toBe(FEE);
+    expect(end.seller - before.seller).toBe(SELLER_PRICE);
+  });
+
   it('a seller leg reorged off the chain after it settled is taken back: VERIFIED again, the fee (next nonce) cannot land without it', async () => {
     const q = await quote();
     const legs = await sign(q);
