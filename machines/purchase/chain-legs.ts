@@ -54,6 +54,9 @@ function deepen(l: LegOnChain, e: Extract<PurchaseChainEvent, { type: 'chain.blo
 /** One leg after a status statement about its transfer; `notes` give the depth of a new inclusion. */
 function restate(l: LegOnChain, e: Exclude<PurchaseChainEvent, { type: 'chain.block' }>, notes: readonly DepthNote[]): LegOnChain {
   if (e.tx_hash !== l.tx || staleStatus(l.mark, e)) return l;
+  // A statement without a position (the node asked directly) cannot be ordered against the
+  // positional ones: it counts only while the leg has heard none.
+  if (e.pos === undefined && l.mark !== null) return l;
   const mark = noteStatus(l.mark, e);
   switch (e.type) {
     case 'chain.tx.included': {

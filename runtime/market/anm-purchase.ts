@@ -8,6 +8,7 @@
  */
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { VerifiedLeg } from '../../machines/purchase/events.ts';
+import type { PurchaseChainEvent } from '../../machines/purchase/chain-events.ts';
 import { MARKET_LANES } from '../../machines/money/market.ts';
 import { MarketRefusal } from './errors.ts';
 import { legReference, type CheckedTransfer } from './lanes/anm-leg.ts';
@@ -64,4 +65,29 @@ export function submitAnmFee(lane: AnmLane, ctx: PurchaseContext): Promise<AnmSe
   const fee = ctx.legs?.fee;
   if (!fee?.tx_hash || typeof fee.payload.transaction !== 'string') return Promise.resolve({ ok: false, reason: 'invalid_payload', message: 'the fee leg holds no transfer' });
   return lane.settle({ hash: fee.tx_hash, hex: fee.payload.transaction });
+}
+
+/**
+ * Chain signals that reached the purchase while it was still QUOTED were ignored (it did not
+ * know its legs' hashes yet): a buyer who submits a leg between its check and the commit of
+ * `purchase.verify`. Right after the commit, a leg the node already has in a block is told to
+ * the purchase as the node states it now, without a position; the purchase takes such a
+ * statement only for a leg it has heard nothing positional about (chain-legs.ts).
+ */
+export async function catchUpAnmLegs(lane: AnmLane, ctx: PurchaseContext, at: number): Promise<PurchaseChainEvent[]> {
+  const out: PurchaseChainEvent[] = [];
+  for (const leg of ['seller', 'fee'] as const) {
+    const hash = ctx.legs?.[leg].tx_hash;
+    if (!hash) continue;
+    const found = await lane.rpc.getTransactionByHash(hash);
+    if (found?.block_height == null || found.block_hash === null) continue;
+    const receipt = await lane.rpc.getTransactionReceipt(hash);
+    if (!receipt) continue;
+    const paid = found.outputs.reduce((sum, o) => sum + o.amount, 0n);
+    out.push({
+      type: 'chain.tx.included', id: `lookup:${hash}:${found.block_hash}`, at, tx_hash: hash, from: found.from, merchant_leg: paid.toString(), fee_leg: '0',
+      block_height: found.block_height, block_hash: found.block_hash, receipt: receipt.status, head: Math.max(await lane.rpc.blockNumber(), found.block_height),
+    });
+  }
+  return out;
 }

@@ -17,7 +17,7 @@ import type { Authorization } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
-import { submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
+import { catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { decodeLeg, paymentHeaders } from './leg-codec.ts';
 import { assetId, DEFAULT_TIMEOUT_S, laneExtra, type PaymentRequirements } from './requirements.ts';
@@ -150,6 +150,9 @@ export class Purchases {
     await this.bind(p.ctx.asset, intentId, fee, 'fee');
     const r = await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent);
     if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
+    if (this.deps.anm && p.ctx.asset === 'ANM') {
+      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, e);
+    }
     return this.purchased(r.snapshot.context as PurchaseContext, r.status);
   }
 

@@ -9,6 +9,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeSignedTx, txHash } from '../../machines/chain/index.ts';
 import { ExactAnmSplitScheme } from '../../runtime/market/client/exact-anm-split.ts';
+import { catchUpAnmLegs, verifyAnmLegs } from '../../runtime/market/anm-purchase.ts';
+import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { Wallet } from '../../runtime/chain/codec/keys.ts';
 import type { AnmWallet } from '../../runtime/market/client/anm-wallet.ts';
 import { waitFor } from '../helpers/backends.ts';
@@ -143,6 +145,24 @@ describe('ANM purchase (marketplace.md:94, :97; DESIGN §5 Purchase: the fee onl
     const end = await balances();
     expect(end.fee - before.fee).toBe(FEE);
     expect(end.seller - before.seller).toBe(SELLER_PRICE);
+  });
+
+  it('a seller leg mined while the purchase was still QUOTED (its signals ignored then) is caught up from the node after verification', async () => {
+    const q = await quote();
+    const legs = await sign(q);
+    const quoted = (await h.market.purchases.read(q.intent_id))!.ctx;
+    const verified = await verifyAnmLegs(h.market.anm!, quoted, legs); // checked before the buyer submits
+    await h.chain.rpc.sendRawTransaction(legs.seller.payload.transaction);
+    await h.chain.rpc.mine(DEPTH);
+    await new Promise((r) => setTimeout(r, 300)); // the indexer's signals reach a QUOTED purchase, which ignores them
+    const r = await h.host.apply({ kind: 'purchase', id: q.intent_id }, { type: 'purchase.verify', id: 'verify:race', at: Date.now(), legs: verified });
+    expect(r.status).toBe('VERIFIED');
+    expect((await read(q.intent_id)).legs.seller.transaction).toBeNull();
+    for (const e of await catchUpAnmLegs(h.market.anm!, r.snapshot.context as PurchaseContext, Date.now())) await h.host.apply({ kind: 'purchase', id: q.intent_id }, e);
+    expect((await read(q.intent_id)).legs.seller.transaction).toBe(txHashOf(legs.seller));
+    await h.market.purchases.reconcile(); // and the fee follows
+    await h.chain.rpc.mine(DEPTH);
+    await waitFor(async () => (await read(q.intent_id)).status === 'SETTLED', 10_000, 'SETTLED');
   });
 
   it('a seller leg reorged off the chain after it settled is taken back: VERIFIED again, the fee (next nonce) cannot land without it', async () => {

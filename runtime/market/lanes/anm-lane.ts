@@ -11,7 +11,7 @@ import type { AnmRpcClient } from '../../chain/rpc-client.ts';
 import type { Receipt } from '../../chain/rpc-types.ts';
 import { asExactAnmPayload, checkAnmAccepted, checkTransfer, type AnmCheck, type AnmExpected, type CheckedTransfer } from './anm-leg.ts';
 
-export type AnmNode = Pick<AnmRpcClient, 'getNonce' | 'getBalance' | 'getTransactionByHash' | 'getTransactionReceipt' | 'sendRawTransaction'>;
+export type AnmNode = Pick<AnmRpcClient, 'getNonce' | 'getBalance' | 'getTransactionByHash' | 'getTransactionReceipt' | 'sendRawTransaction' | 'blockNumber'>;
 
 export type AnmSettle = { ok: true; tx: string; replay: boolean } | { ok: false; reason: string; message: string };
 
