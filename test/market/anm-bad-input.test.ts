@@ -2,7 +2,7 @@
    assertions read parsed JSON response bodies. */
 /**
  * Bad input on the ANM lane (marketplace.md "What the service does" 4, :97 "a missing fee leg
- * fails verification", "Payment lanes" :30 "never eip155:1"; DESIGN §5 "Purchase"): each
+ * fails verification", "Payment lanes" :33 "never eip155:1"; DESIGN §5 "Purchase"): each
  * refusal is the right code with the verify reason, never a 500; nothing is submitted to the
  * node, no balance moves, and the purchase stays QUOTED.
  */
@@ -49,7 +49,7 @@ const bad: Case[] = [
   ['wrong payTo on the seller leg', 402, 'invalid_payment', 'invalid_exact_anm_recipient_mismatch', (q) => legsFor(q, { seller: { to: other.address } })],
   ['seller amount short by one nANM', 402, 'invalid_payment', 'invalid_exact_anm_amount_mismatch', (q) => legsFor(q, { seller: { amount: 500_000_000n - 1n } })],
   ['fee amount short by one nANM', 402, 'invalid_payment', 'invalid_exact_anm_amount_mismatch', (q) => legsFor(q, { fee: { amount: 2_500_000n - 1n } })],
-  ['marketplace.md:30 the leg names network eip155:1', 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch', (q) => legsFor(q, { seller: { network: 'eip155:1' } })],
+  ['marketplace.md:33 the leg names network eip155:1', 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch', (q) => legsFor(q, { seller: { network: 'eip155:1' } })],
   ['the transfer is signed for the test chain (id 1001)', 402, 'invalid_payment', 'invalid_exact_anm_network_mismatch', (q) => legsFor(q, { seller: { chainId: NETWORKS.test.chainId } })],
   ['the seller leg carries the fee leg’s reference', 402, 'invalid_payment', 'invalid_exact_anm_reference_mismatch', (q) => legsFor(q, { seller: { reference: `mp1:${q.intent_id}:fee` } })],
   ['the seller leg carries another intent’s reference', 402, 'invalid_payment', 'invalid_exact_anm_reference_mismatch', (q) => legsFor(q, { seller: { reference: 'mp1:pi_0000:seller' } })],
@@ -58,7 +58,7 @@ const bad: Case[] = [
     const tx = l.seller.payload.transaction;
     return { ...l, seller: { ...l.seller, payload: { transaction: flipByte(tx, tx.length / 2 - 10) } } };
   }],
-  ['marketplace.md:97 a missing fee leg', 402, 'fee_leg_missing', '', async (q) => ({ seller: (await legsFor(q)).seller })],
+  ['marketplace.md:12, :97 a missing fee leg', 402, 'fee_leg_missing', '', async (q) => ({ seller: (await legsFor(q)).seller })],
   ['malformed base64', 402, 'invalid_payment', 'invalid_payload', async (q) => ({ seller: '!!!not base64', fee: (await legsFor(q)).fee })],
   ['base64 of something not JSON', 402, 'invalid_payment', 'invalid_payload', async (q) => ({ seller: Buffer.from('{{{').toString('base64'), fee: (await legsFor(q)).fee })],
   ['a payload that is not a signed transfer', 402, 'invalid_payment', 'invalid_payload', async (q) => {

@@ -2,9 +2,10 @@
    assertions read parsed JSON response bodies. */
 /**
  * Conformance: quote and purchase on the ANM lane, end to end on a devnet with the indexer
- * and chain router (marketplace.md "What the service does" 2-4, 6, "Fee rule", "Payment lanes"
- * :28, "Endpoints" :93-94, :97; DESIGN §3, §5 "Legs", "Purchase"; ADR 0016). Legs are signed by
- * ExactAnmSplitScheme; a leg counts as settled 3 blocks deep here (12 in production).
+ * and chain router (marketplace.md :10-12, :14, "Fee rule" :20-22, "Payment lanes" :30, :33,
+ * "Endpoints" :93-94, :97; DESIGN §3, §5 "Legs", "Purchase"; ADR 0016). Legs are signed by
+ * ExactAnmSplitScheme, each paying a chain fee of 1,000 nANM; a leg counts as settled 3 blocks
+ * deep here (12 in production).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeSignedTx, txHash } from '../../machines/chain/index.ts';
@@ -26,12 +27,14 @@ let s: Seller;
 let buyer: { keys: Wallet; wallet: AnmWallet };
 const SELLER_PRICE = 500_000_000n; // 0.5 ANM
 const FEE = 2_500_000n; // ceil(0.5 % of it)
+const CHAIN_FEE = 1_000n; // per transfer, the buyer's own
 
 beforeAll(async () => {
   s = seller();
   const res = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Quantum oracle', tags: ['oracle'], asset: 'ANM', price: '0.5' }) });
   expect(res.status).toBe(201);
-  buyer = await anmBuyer(h.chain.rpc, 10n * ANM);
+  const b = await anmBuyer(h.chain.rpc, 10n * ANM);
+  buyer = { ...b, wallet: { ...b.wallet, fee: CHAIN_FEE } };
 }, 60_000);
 
 const quote = async () => {
@@ -59,18 +62,28 @@ const settleSeller = async (bought: Json) => {
 };
 const txHashOf = (leg: Json): string => txHash(decodeSignedTx(leg.payload.transaction));
 
-describe('ANM quote (marketplace.md:28 native lane, :93; DESIGN §5 Quote)', () => {
-  it('QUOTED with 9-place amounts and exact-anm-split requirements on native:1 naming both legs and their references', async () => {
+describe('ANM quote (marketplace.md:30 native lane, :93; DESIGN §5 Quote)', () => {
+  it('QUOTED with 9-place amounts and exact-anm-split requirements on native:1 naming both legs and their references; :10 never charges', async () => {
+    const before = await balances();
     const q = await quote();
+    expect(await balances()).toEqual(before);
+    expect(await pending()).toEqual([]);
     expect(q.price).toMatchObject({ asset: 'ANM', network: 'native:1', seller_price: '0.500000000', seller_price_atomic: '500000000', marketplace_fee_atomic: '2500000', total_price_atomic: '502500000', fee_bps: 50 });
     expect(q.payment_requirements.accepts[0]).toMatchObject({
       scheme: 'exact-anm-split', network: 'native:1', asset: 'ANM', amount: '502500000',
       extra: { intent_id: q.intent_id, legs: { seller: { payTo: s.anmAddress, amount: '500000000', reference: `mp1:${q.intent_id}:seller` }, fee: { payTo: FEE_ADDRESSES.ANM, amount: '2500000', reference: `mp1:${q.intent_id}:fee` } } },
     });
   });
+
+  it('marketplace.md:24 max_price is a ceiling on the total in ANM: 0.5025 matches, 0.502499999 does not (404 no_matching_resource)', async () => {
+    expect((await h.req('POST', '/api/v1/route/quote', { body: { capability: 'oracle', max_price: '0.5025', asset: 'ANM' } })).status).toBe(201);
+    const none = await h.req('POST', '/api/v1/route/quote', { body: { capability: 'oracle', max_price: '0.502499999', asset: 'ANM' } });
+    expect(none.status).toBe(404);
+    expect(none.json.error.code).toBe('no_matching_resource');
+  });
 });
 
-describe('ANM purchase (marketplace.md:94, :97; DESIGN §5 Purchase: the fee only after the seller is paid)', () => {
+describe('ANM purchase (marketplace.md:11-12, :94, :97; DESIGN §5 Purchase: the fee only after the seller is paid)', () => {
   it('VERIFIED moves nothing; the seller settles its leg; the fee is submitted only once the seller leg is 3 deep; SETTLED when the fee leg is', async () => {
     const q = await quote();
     const before = await balances();
@@ -103,9 +116,10 @@ describe('ANM purchase (marketplace.md:94, :97; DESIGN §5 Purchase: the fee onl
       return p.status === 'SETTLED' && p;
     }, 10_000, 'SETTLED');
     expect(done.legs.seller.transaction).toBe(settled.transaction);
-    // marketplace.md:14 gross = seller + fee; :21-22 the buyer pays seller + fee, the seller receives its price.
+    // marketplace.md:14 gross = seller + fee; :21-22 the buyer pays seller + fee, the seller receives
+    // its price; :30 the buyer pays its own chain fee on each transfer, never out of the price.
     const end = await balances();
-    expect(before.buyer - end.buyer).toBe(SELLER_PRICE + FEE);
+    expect(before.buyer - end.buyer).toBe(SELLER_PRICE + FEE + 2n * CHAIN_FEE);
     expect(end.seller - before.seller).toBe(SELLER_PRICE);
     expect(end.fee - before.fee).toBe(FEE);
   });
