@@ -1,16 +1,12 @@
-import { machineRegistry } from '../../runtime/machines.ts';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NETWORKS } from '../../machines/chain/address.ts';
 import { paymentReference } from '../../machines/chain/reference.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
 import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
-import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
-import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
-import { ActorHost } from '../../runtime/engine/actor-host.ts';
-import { openReal, realAvailable, waitFor } from '../helpers/backends.ts';
-import { ChainServices, sleep } from '../helpers/chain-services.ts';
+import { realAvailable, waitFor } from '../helpers/backends.ts';
+import { ChainServices, chainWorld, sleep } from '../helpers/chain-services.ts';
 import { intentStoryProblems, storyOf } from '../helpers/webhook-story.ts';
 
 /**
@@ -28,19 +24,9 @@ afterEach(() => services.stop());
 
 describe.skipIf(!realAvailable)('reorgs under two paused and resumed service processes (PostgreSQL + NATS)', () => {
   it(`${ROUNDS} reorgs of settled payments leave no intent out of step with the devnet`, async () => {
-    const b = await openReal();
-    const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
+    const { b, rpc, host, treasury, payer, procs, state, close } = await chainWorld(services);
     try {
-      const rpc = new AnmRpcClient(`${devnet.url}/test`);
-      const host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
       const merchant = generateWallet('test');
-      const treasury = generateWallet('test');
-      const payer = generateWallet('test');
-      await rpc.faucet(payer.address, 1_000_000_000_000n);
-      await rpc.mine(5);
-      const env = { SCHEMA: b.schema!, NAMESPACE: b.namespace!, RPC_URL: `${devnet.url}/test` };
-      const procs = [await services.start(env), await services.start(env)];
-      const state = async (id: string) => (await b.db.query<{ state: string }>(`SELECT state FROM actors WHERE id = $1`, [id])).rows[0]?.state;
       const intents: Array<{ id: string; tx: string }> = [];
       let paused = 0;
 
@@ -102,10 +88,8 @@ describe.skipIf(!realAvailable)('reorgs under two paused and resumed service pro
         const final = (await state(i.id))!;
         expect(intentStoryProblems(await storyOf(b.db, i.id), final, i.tx), `${i.id} facts (${final})`).toEqual([]);
       }
-      services.stop('SIGTERM');
     } finally {
-      await devnet.close();
-      await b.close();
+      await close();
     }
   }, Math.max(300_000, ROUNDS * 15_000));
 });

@@ -7,6 +7,7 @@ import { recordIndexedBlock, recordIndexerHead } from '../../ops/metrics.ts';
 import { releaseLease, tryLease } from './lease.ts';
 import { pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
 import { findFork, legsOf, refsOf } from './matching.ts';
+import { scanMempool } from './mempool.ts';
 import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, watchedAbove } from './store-depth.ts';
 import { publishDepth, publishIncluded } from './publish.ts';
 import { checkGenesis, DifferentChainError, reservePositions } from './positions.ts';
@@ -147,31 +148,17 @@ export class ChainIndexer {
   }
 
   private async scanMempool(): Promise<void> {
-    // Reserved before the mempool is read, so the position is no older than what it stamps.
     let pos: number | undefined;
-    const position = async (): Promise<number> => (pos ??= await this.reserve(1));
-    const txs = await this.o.rpc.pendingTransactions();
-    const refs = await this.refsFor(txs);
-    const live = new Set<string>();
-    for (const tx of txs) {
-      live.add(tx.hash);
-      const ref = refs.get(tx.reference);
-      if (!ref || this.pending.has(tx.hash)) continue;
-      const legs = legsOf(tx, ref);
-      if (!legs) continue;
-      const target = { kind: ref.kind, id: ref.actor_id };
-      this.pending.set(tx.hash, target);
-      const p = await position();
-      await this.publish('tx.seen', target, { type: 'chain.tx.seen', id: `seen:${tx.hash}@${p}`, at: this.now, tx_hash: tx.hash, from: tx.from, ...legs, pos: p });
-    }
-    for (const [hash, target] of this.pending) {
-      if (live.has(hash)) continue;
-      this.pending.delete(hash);
-      // Gone from the mempool: either mined (the block scan reports it) or dropped.
-      if (await this.o.rpc.getTransactionReceipt(hash)) continue;
-      const p = await position();
-      await this.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}@${p}`, at: this.now, tx_hash: hash, pos: p });
-    }
+    await scanMempool({
+      db: this.o.db,
+      network: this.o.network,
+      rpc: this.o.rpc,
+      pending: this.pending,
+      refsFor: (txs) => this.refsFor(txs),
+      position: async () => (pos ??= await this.reserve(1)),
+      publish: (type, target, event) => this.publish(type, target, event),
+      now: this.now,
+    });
   }
 
   private async followHead(): Promise<void> {

@@ -61,3 +61,17 @@ export async function rewindTo(db: Db, network: string, fork: { height: number; 
     );
   });
 }
+
+/** Matched transactions a reorg took off the chain whose fate is not known yet (rewindTo cleared their block). */
+export async function reorgedOut(db: Db, network: string): Promise<Array<{ tx_hash: string; actor_id: string; kind: string }>> {
+  const { rows } = await db.query<{ tx_hash: string; actor_id: string; kind: string }>(
+    `SELECT tx_hash, actor_id, kind FROM chain_watch WHERE network = $1 AND block_height IS NULL`,
+    [network],
+  );
+  return rows;
+}
+
+/** A transaction reported dropped: its watch row (off the chain) is done with. */
+export async function forgetWatched(db: Db, network: string, txHash: string, actorId: string): Promise<void> {
+  await db.query(`DELETE FROM chain_watch WHERE network = $1 AND tx_hash = $2 AND actor_id = $3 AND block_height IS NULL`, [network, txHash, actorId]);
+}
