@@ -1,19 +1,13 @@
-import { machineRegistry } from '../../runtime/machines.ts';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NETWORKS } from '../../machines/chain/address.ts';
 import { refundReference } from '../../machines/chain/reference.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
-import type { Bus } from '../../runtime/bus/types.ts';
 import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
-import { startDevnetServer, type DevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
-import { signalEnvelopes } from '../../runtime/chain/indexer/signals.ts';
 import { buildRefundTx } from '../../runtime/chain/payment-tx.ts';
-import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
-import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
-import { openEmbedded, type Backend } from '../helpers/backends.ts';
+import { recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
 
 /**
  * Issue 27, ADR 0016: a reorg that takes a refund transfer off the chain without the node
@@ -24,68 +18,46 @@ import { openEmbedded, type Backend } from '../helpers/backends.ts';
  * (a publish error, a crash), the next lease holder says it instead.
  */
 describe('a transfer reorged off the chain and out of the mempool is reported dropped (PGlite)', () => {
-  let b: Backend;
-  let host: ActorHost;
-  let devnet: DevnetServer;
-  let rpc: AnmRpcClient;
-  beforeAll(async () => {
-    b = await openEmbedded();
-    host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
-    devnet = await startDevnetServer({ port: 0, blockMs: 0 });
-    rpc = new AnmRpcClient(`${devnet.url}/test`);
-  }, 120_000);
-  afterAll(async () => {
-    await devnet?.close();
-    await b?.close();
-  });
-
-  /** Records what the indexer publishes; publishing `failing` subjects throws, as a lost NATS connection would. */
-  function recordingBus(log: ActorEnvelope[], failing: Set<string>): Bus {
-    const publish = async (subject: string, data: unknown): Promise<void> => {
-      if (failing.has(subject)) throw new Error(`publish to ${subject} failed`);
-      log.push(...signalEnvelopes(subject, JSON.parse(JSON.stringify(data)) as unknown));
-    };
-    return { publish } as unknown as Bus;
-  }
+  const chain = useEmbeddedChain();
 
   /** A refund actor whose transfer from a funded merchant is included in a block, 3 deep. */
   async function includedRefund(indexer: ChainIndexer): Promise<{ id: string; tx: string }> {
     const merchant = generateWallet('test');
     const customer = generateWallet('test');
-    await rpc.faucet(merchant.address, 10_000_000_000n);
+    await chain.rpc.faucet(merchant.address, 10_000_000_000n);
     const id = `re_drop_${randomBytes(4).toString('hex')}`;
     const reference = refundReference(randomBytes(20));
-    await host.apply(
+    await chain.host.apply(
       { kind: 'refund', id, merchant: 'm', mode: 'test' },
       { type: 'refund.create', id: `c:${id}`, at: Date.now(), refund_id: id, payment_intent: 'pay_x', merchant_id: 'm', mode: 'test', amount: '5000', chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, reference },
     );
     const unsigned = buildRefundTx({ chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, amount: 5000n, reference }, { chainId: NETWORKS.test.chainId, publicKey: merchant.publicKey, nonce: 0n });
-    const tx = await rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey)));
-    await rpc.mine(3);
+    const tx = await chain.rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey)));
+    await chain.rpc.mine(3);
     await indexer.tick();
     return { id, tx };
   }
 
   const signals = (log: ActorEnvelope[], id: string, type: string) => log.filter((e) => e.target.id === id && e.event.type === type).map((e) => Number(e.event.pos));
-  const watchRows = async (tx: string) => (await b.db.query<{ block_height: number | null }>(`SELECT block_height FROM chain_watch WHERE network = 'test' AND tx_hash = $1`, [tx])).rows;
+  const watchRows = async (tx: string) => (await chain.b.db.query<{ block_height: number | null }>(`SELECT block_height FROM chain_watch WHERE network = 'test' AND tx_hash = $1`, [tx])).rows;
 
   async function deliver(log: ActorEnvelope[], id: string): Promise<string> {
-    for (const e of log.filter((x) => x.target.id === id)) await host.apply({ kind: 'refund', id }, e.event);
-    const { rows } = await b.db.query<{ state: string }>(`SELECT state FROM actors WHERE id = $1`, [id]);
+    for (const e of log.filter((x) => x.target.id === id)) await chain.host.apply({ kind: 'refund', id }, e.event);
+    const { rows } = await chain.b.db.query<{ state: string }>(`SELECT state FROM actors WHERE id = $1`, [id]);
     return rows[0]!.state;
   }
 
   it('in the pass that followed the reorg, and by the next holder when that pass failed', async () => {
     const log: ActorEnvelope[] = [];
     const failing = new Set<string>();
-    const a = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: recordingBus(log, failing), holder: 'a', startHeight: 0 });
-    await rpc.mine(2);
+    const a = new ChainIndexer({ network: 'test', rpc: chain.rpc, db: chain.b.db, bus: recordingBus(log, failing), holder: 'a', startHeight: 0 });
+    await chain.rpc.mine(2);
     await a.tick();
 
     // The pass that follows the reorg says both: reorged, then dropped at a newer position.
     const first = await includedRefund(a);
     expect(await deliver(log, first.id)).toBe('CONFIRMING');
-    await rpc.reorg(3, [first.tx]);
+    await chain.rpc.reorg(3, [first.tx]);
     await a.tick();
     const [reorged] = signals(log, first.id, 'chain.reorged');
     expect(signals(log, first.id, 'chain.tx.dropped')).toEqual([expect.any(Number)]);
@@ -95,7 +67,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
 
     // The pass fails before the drop is said; another holder says it, once.
     const second = await includedRefund(a);
-    await rpc.reorg(3, [second.tx]);
+    await chain.rpc.reorg(3, [second.tx]);
     failing.add('chain.test.tx.dropped');
     await expect(a.tick()).rejects.toThrow(/publish/);
     expect(signals(log, second.id, 'chain.reorged')).toHaveLength(1);
@@ -103,7 +75,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
     expect(await watchRows(second.tx)).toEqual([{ block_height: null }]);
     await a.stop();
     failing.clear();
-    const next = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: recordingBus(log, failing), holder: 'b', startHeight: 0 });
+    const next = new ChainIndexer({ network: 'test', rpc: chain.rpc, db: chain.b.db, bus: recordingBus(log, failing), holder: 'b', startHeight: 0 });
     await next.tick();
     await next.tick();
     expect(signals(log, second.id, 'chain.tx.dropped')).toHaveLength(1);

@@ -6,16 +6,15 @@ import { NETWORKS } from '../../machines/chain/address.ts';
 import { paymentReference } from '../../machines/chain/reference.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
-import type { Bus } from '../../runtime/bus/types.ts';
 import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
 import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
-import { signalEnvelopes } from '../../runtime/chain/indexer/signals.ts';
 import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
 import { openEmbedded, type Backend } from '../helpers/backends.ts';
+import { recordingBus } from '../helpers/hand-indexer.ts';
 
 /**
  * DESIGN §2 "Signals in any order", issue 27, ADR 0016. The real indexer follows a devnet
@@ -42,14 +41,6 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('reorg' as const), depth: fc.integer({ min: 1, max: 20 }), onTx: fc.boolean(), drop: fc.boolean() }) },
 );
-
-/** Records what the indexer publishes instead of routing it. */
-function recordingBus(log: ActorEnvelope[]): Bus {
-  const publish = async (subject: string, data: unknown): Promise<void> => {
-    log.push(...signalEnvelopes(subject, JSON.parse(JSON.stringify(data)) as unknown));
-  };
-  return { publish } as unknown as Bus;
-}
 
 interface Outcome {
   state: string;
