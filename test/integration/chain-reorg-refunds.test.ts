@@ -108,11 +108,14 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
         const height = (await rpc.getTransactionReceipt(tx))!.block_height;
         const depth = head - height + 1 + (mode === 1 ? 2 : 0);
         const victims = rand(0, 2) === 2 ? procs : [procs[rand(0, 1)]!];
-        const pauses = victims.map(async (p) => {
-          await sleep(rand(0, 300));
-          await pause(p, rand(300, 1000));
+        // Drawn before anything waits, so a seed replays the same schedule.
+        const plan = victims.map((p) => ({ p, after: rand(0, 300), for: rand(300, 1000) }));
+        const reorgAfter = rand(0, 400);
+        const pauses = plan.map(async (v) => {
+          await sleep(v.after);
+          await pause(v.p, v.for);
         });
-        await sleep(rand(0, 400));
+        await sleep(reorgAfter);
         await rpc.reorg(depth, mode === 2 ? [tx] : []);
         await Promise.all(pauses);
         if (rand(0, 1) === 1) await rpc.mine(rand(1, 8));
