@@ -37,7 +37,8 @@ describe('payment intent facts against the chain story (spec Webhooks 3; DESIGN 
     ['confirmed twice without a reorg between', [['AWAITING_PAYMENT', ['payment.created']], ['PAID', ['payment.confirmed']], ['PAID', ['payment.confirmed']]], 'PAID', false],
     ['a fact for a state the step never reached', [['AWAITING_PAYMENT', ['payment.created']], ['CONFIRMING', ['payment.confirmed']]], 'CONFIRMING', false],
     ['a step whose last fact is not the state it ended in', [['AWAITING_PAYMENT', ['payment.created', 'payment.detected']]], 'AWAITING_PAYMENT', false],
-    ['the last fact disagrees with the final state', [['AWAITING_PAYMENT', ['payment.created']], ['CONFIRMING', ['payment.confirming']], ['AWAITING_PAYMENT', []]], 'AWAITING_PAYMENT', false],
+    ['a pre-settlement loss returns to AWAITING_PAYMENT quietly', [['AWAITING_PAYMENT', ['payment.created']], ['CONFIRMING', ['payment.confirming']], ['AWAITING_PAYMENT', []]], 'AWAITING_PAYMENT', true],
+    ['the last fact disagrees with the final state', [['AWAITING_PAYMENT', ['payment.created']], ['PAYMENT_DETECTED', ['payment.detected']], ['CONFIRMING', []]], 'CONFIRMING', false],
     ['a reorg after another fact of its step', [['AWAITING_PAYMENT', ['payment.created']], ['PAID', ['payment.confirmed']], ['AWAITING_PAYMENT', ['payment.confirming', 'payment.reorged']]], 'AWAITING_PAYMENT', false],
   ];
   it.each(rows)('%s', (_name, steps, final, ok) => {

@@ -15,6 +15,7 @@ import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
 import { openEmbedded, type Backend } from '../helpers/backends.ts';
 import { recordingBus } from '../helpers/hand-indexer.ts';
+import { intentStoryProblems, storyOf } from '../helpers/webhook-story.ts';
 
 /**
  * DESIGN §2 "Signals in any order", issue 27, ADR 0016. The real indexer follows a devnet
@@ -28,7 +29,9 @@ import { recordingBus } from '../helpers/hand-indexer.ts';
  *    chain's depth while canonical and shallower; neither while off the chain;
  *  - webhook facts (type, transaction): every fact a shuffled delivery sends, the in-order
  *    one sent too (nothing the chain never did), and the merchant's books balance in both:
- *    confirmations minus reorgs is 1 exactly when PAID, and never above 1.
+ *    confirmations minus reorgs is 1 exactly when PAID, and never above 1; each step's last
+ *    fact says the state the step ended in, and the last fact the final state
+ *    (test/helpers/webhook-story.ts).
  * The permutations cannot send exactly the same facts: a delivery that hears the final
  * inclusion first never learns of a `payment.detected` or of a settlement the chain undid
  * meanwhile, and tells the merchant nothing about them.
@@ -143,6 +146,7 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
             for (const e of mine) await host.apply({ kind: 'payment_intent', id: it.id }, e.event);
             const inOrder = await outcome(it.id);
             books(inOrder, `${it.id} in order`);
+            expect(intentStoryProblems(await storyOf(b.db, it.id), inOrder.state, it.tx ?? ''), `${it.id} in order: facts`).toEqual([]);
             const receipt = it.tx ? await rpc.getTransactionReceipt(it.tx) : null;
             const depth = receipt ? head - receipt.block_height + 1 : 0;
             expect(inOrder.state === 'PAID', `${it.id}: PAID iff canonical and 12 deep (depth ${depth})`).toBe(receipt !== null && depth >= 12);
@@ -161,6 +165,7 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
               const label = `${copy} (seed ${seed}, ${full.length} deliveries)`;
               expect([got.state, got.ctx.tx?.hash ?? null, got.ctx.confirmations], label).toEqual([inOrder.state, inOrder.ctx.tx?.hash ?? null, inOrder.ctx.confirmations]);
               books(got, label);
+              expect(intentStoryProblems(await storyOf(b.db, copy), got.state, it.tx ?? ''), `${label}: facts`).toEqual([]);
               for (const f of got.facts) expect(inOrderFacts.has(`${f.type}:${f.tx}`), `${label}: ${f.type} never sent in order`).toBe(true);
             }
           }
