@@ -34,6 +34,7 @@ import { loadOperatorToken } from '../runtime/operator-token.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
+import { openConfiguredUsdcLedger } from '../runtime/market/lanes/usdc-viem.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
@@ -200,10 +201,12 @@ export async function startServices(config: Config): Promise<Services> {
 }
 
 /** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
-function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRpcUrl: string | undefined): Promise<MarketEdge> {
+async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRpcUrl: string | undefined): Promise<MarketEdge> {
+  const usdcLedger = await openConfiguredUsdcLedger(config);
   return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, async () =>
     startMarketplace({
       db,
+      usdcLedger,
       host: engine.host,
       listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },

@@ -50,6 +50,7 @@ export const ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests; retry after the number of seconds in Retry-After.' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
   seller_unreachable: { status: 502, message: 'The seller endpoint could not be reached.' },
+  ledger_unavailable: { status: 503, message: "The payment lane's ledger could not be reached; retry shortly." },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -45,6 +45,18 @@ export const configSchema = z.object({
   /** Where the marketplace's fee legs pay; unset means a fixed demo address per lane. */
   MARKETPLACE_FEE_ADDRESS_USDC: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
   MARKETPLACE_FEE_ADDRESS_ANM: z.string().min(1).optional(),
+  /** The USDC lane's ledger: `sim` (the embedded simulated EIP-3009 ledger) or `rpc` (an EVM chain through viem). */
+  USDC_LANE: z.enum(['sim', 'rpc']).default('sim'),
+  /** EVM JSON-RPC of the chain the `rpc` USDC lane settles on (chain id 8453: the lane's network is eip155:8453). */
+  BASE_RPC_URL: z.string().url().optional(),
+  /** Private key (0x + 64 hex) of the relayer that submits `transferWithAuthorization` and pays its gas. */
+  USDC_RELAYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  /** The EIP-3009 token and its EIP-712 domain; unset means USDC on Base ("USD Coin", version "2"). */
+  USDC_TOKEN_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  USDC_TOKEN_NAME: z.string().min(1).optional(),
+  USDC_TOKEN_VERSION: z.string().min(1).optional(),
+  /** First block searched for an authorization's earlier settlement (RPC providers cap log ranges). */
+  USDC_LOGS_FROM_BLOCK: z.coerce.bigint().min(0n).optional(),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.string().url().optional(),

@@ -9,6 +9,7 @@ import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
 import type { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import type { UsdcLedger } from '../../runtime/market/lanes/usdc-ledger.ts';
 import { buildMarketApp } from './app.ts';
 
 export interface MarketEdge {
@@ -22,6 +23,8 @@ export interface MarketplaceOptions {
   host: ActorHost;
   listen: { host: string; port: number };
   feeAddresses?: { USDC?: string | undefined; ANM?: string | undefined };
+  /** The USDC lane's ledger when not the embedded simulation (runtime/market/lanes/usdc-viem.ts). */
+  usdcLedger?: UsdcLedger | undefined;
   publicBaseUrl?: string | undefined;
   /** JSON-RPC of the ANM node for `native:1`; without it ANM purchases are refused (`unsupported_scheme`). */
   anmRpcUrl?: string | undefined;
@@ -39,6 +42,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
   const market = openMarket(o.db, o.host, {
     feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM },
     anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
+    ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
   });
   await market.start();
   const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });

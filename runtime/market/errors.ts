@@ -11,7 +11,8 @@ export type MarketRefusalCode =
   | 'quote_expired'
   | 'invalid_payment'
   | 'fee_leg_missing'
-  | 'leg_replayed';
+  | 'leg_replayed'
+  | 'ledger_unavailable';
 
 export class MarketRefusal extends Error {
   constructor(

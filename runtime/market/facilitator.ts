@@ -6,7 +6,7 @@
  * answered with its transaction.
  */
 import { MARKET_LANES } from '../../machines/money/market.ts';
-import type { Authorization } from './lanes/eip3009.ts';
+import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import { decodeLeg } from './leg-codec.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
@@ -68,7 +68,7 @@ export class Facilitator {
         ...(this.anm ? [ANM_KIND] : []),
       ],
       extensions: [],
-      signers: { 'eip155:*': [] as string[], ...(this.anm && { 'native:*': [] as string[] }) },
+      signers: { 'eip155:*': [...this.usdc.ledger.signers], ...(this.anm && { 'native:*': [] as string[] }) },
     };
   }
 
@@ -78,15 +78,15 @@ export class Facilitator {
     return this.anm && isObject(req) && req.scheme === ANM_KIND.scheme ? this.anm : null;
   }
 
-  private async check(body: unknown, allowUsedNonce: boolean): Promise<{ ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string; payer?: string }> {
+  private async check(body: unknown, allowUsedNonce: boolean): Promise<{ ok: true; payer: string; payload: ExactEvmPayload } | { ok: false; reason: string; message: string; payer?: string }> {
     if (!isObject(body)) return { ok: false, reason: 'invalid_payload', message: 'the body must be a JSON object' };
     const req = requirementOf(body.paymentRequirements);
-    const leg = decodeLeg(body.paymentPayload);
+    const leg = decodeLeg(body.paymentPayload, this.usdc.token);
     if (!req || !leg) return { ok: false, reason: 'invalid_payload', message: 'paymentPayload and paymentRequirements are required' };
     if (req.scheme !== 'exact' || leg.accepted?.scheme !== 'exact') return { ok: false, reason: 'unsupported_scheme', message: 'only exact on eip155:8453 is served' };
     if (req.network !== NETWORK) return { ok: false, reason: 'invalid_exact_evm_network_mismatch', message: `network must be ${NETWORK}` };
     const c = await this.usdc.verify(leg.accepted, leg.payload, { payTo: req.payTo, amount: req.amount }, { allowUsedNonce });
-    return c.ok ? { ok: true, payer: c.payer, authorization: c.payload.authorization } : c;
+    return c.ok ? { ok: true, payer: c.payer, payload: c.payload } : c;
   }
 
   async verify(body: unknown): Promise<VerifyResponse> {
@@ -101,7 +101,9 @@ export class Facilitator {
     if (anm) return anm.settle(body as Record<string, unknown>);
     const c = await this.check(body, true);
     if (!c.ok) return { success: false, errorReason: c.reason, errorMessage: c.message, transaction: '', network: NETWORK };
-    const r = await this.usdc.settle(c.authorization);
-    return r.ok ? { success: true, payer: c.payer, transaction: r.tx, network: NETWORK } : { success: false, errorReason: r.reason, payer: c.payer, transaction: '', network: NETWORK };
+    const r = await this.usdc.settle(c.payload);
+    return r.ok
+      ? { success: true, payer: c.payer, transaction: r.tx, network: NETWORK }
+      : { success: false, errorReason: r.reason, ...(r.message ? { errorMessage: r.message } : {}), payer: c.payer, transaction: '', network: NETWORK };
   }
 }

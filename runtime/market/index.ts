@@ -1,7 +1,7 @@
 /**
  * The marketplace's runtime wired over one database and actor host: listings and their
- * search index, the USDC lane on the simulated EIP-3009 ledger, purchases and the
- * facilitator. The gateway's `buildMarketApp` takes what this returns.
+ * search index, the USDC lane (on the simulated EIP-3009 ledger unless another ledger, such
+ * as the viem JSON-RPC one, is given), purchases and the facilitator. The gateway's `buildMarketApp` takes what this returns.
  */
 import type { MarketAsset } from '../../machines/money/market.ts';
 import type { Db } from '../../storage/db.ts';
@@ -9,6 +9,7 @@ import type { ActorHost } from '../engine/actor-host.ts';
 import { Facilitator } from './facilitator.ts';
 import { UsdcLane } from './lanes/usdc-lane.ts';
 import { AnmLane, type AnmNode } from './lanes/anm-lane.ts';
+import type { UsdcLedger } from './lanes/usdc-ledger.ts';
 import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
 import { Purchases } from './purchases.ts';
@@ -17,6 +18,7 @@ import { SearchIndex } from './search-index.ts';
 export interface MarketServices {
   listings: Listings;
   index: SearchIndex;
+  /** The simulated ledger (faucet, balances); the lane settles on it unless given `usdcLedger`. */
   ledger: UsdcSimLedger;
   usdc: UsdcLane;
   /** The ANM lane, when a node is connected. */
@@ -38,12 +40,12 @@ export interface AnmLaneOptions {
   inclusionWaitMs?: number;
 }
 
-export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined }): MarketServices {
+export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger }): MarketServices {
   const clock = opts.clock ?? Date.now;
   const listings = new Listings(db, host, clock);
   const index = new SearchIndex(listings);
   const ledger = new UsdcSimLedger(db);
-  const usdc = new UsdcLane(ledger, clock);
+  const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   let watch: NodeJS.Timeout | undefined;

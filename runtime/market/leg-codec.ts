@@ -5,7 +5,8 @@
  */
 import { USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
 import { parseStrictJsonBytes } from '../strict-json.ts';
-import { legRequirement } from './requirements.ts';
+import type { UsdcToken } from './lanes/usdc-ledger.ts';
+import { DEFAULT_TIMEOUT_S, legRequirement } from './requirements.ts';
 
 export interface DecodedLeg {
   x402Version: number;
@@ -31,14 +32,17 @@ export function fromBase64Json(s: string): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A v2 payload, or a v1 one (`{x402Version: 1, scheme, network: "base", payload}`) read as v2. */
-export function decodeLeg(raw: unknown): DecodedLeg | null {
+/**
+ * A v2 payload, or a v1 one (`{x402Version: 1, scheme, network: "base", payload}`) read as v2;
+ * v1 names no asset, so it is the lane's token.
+ */
+export function decodeLeg(raw: unknown, token: UsdcToken = USDC_TOKEN): DecodedLeg | null {
   const v = typeof raw === 'string' ? fromBase64Json(raw) : raw;
   if (!isObject(v)) return null;
   if (v.x402Version === 2 && isObject(v.accepted)) return { x402Version: 2, accepted: v.accepted, payload: v.payload };
   if (v.x402Version === 1 && typeof v.scheme === 'string') {
     const network = v.network === 'base' ? 'eip155:8453' : v.network;
-    return { x402Version: 1, accepted: { scheme: v.scheme, network, asset: USDC_TOKEN.address }, payload: v.payload };
+    return { x402Version: 1, accepted: { scheme: v.scheme, network, asset: token.address }, payload: v.payload };
   }
   return null;
 }
@@ -50,8 +54,8 @@ const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v), 'utf8').toStr
  * ANM), for either x402 version of the seller; x402 v1 has no name for `native:1`, so an ANM
  * leg has no v1 header.
  */
-export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }) {
-  const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount));
+export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }, token: UsdcToken = USDC_TOKEN) {
+  const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
   if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
   return {
     header: 'PAYMENT-SIGNATURE',

@@ -13,8 +13,9 @@ import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
 import { MarketRefusal } from './errors.ts';
-import type { Authorization } from './lanes/eip3009.ts';
+import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
+import type { SettleResult } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
@@ -105,11 +106,11 @@ export class Purchases {
           {
             scheme: event.scheme,
             network: event.network,
-            asset: assetId(q.asset),
+            asset: assetId(q.asset, this.deps.usdc.token),
             amount: event.total,
             payTo: event.seller.pay_to,
             maxTimeoutSeconds: DEFAULT_TIMEOUT_S,
-            extra: { ...laneExtra(q.asset), intent_id: intentId, legs: { seller: { payTo: event.seller.pay_to, amount: event.seller.amount, ...ref('seller') }, fee: { payTo: event.fee.pay_to, amount: event.fee.amount, ...ref('fee') } } },
+            extra: { ...laneExtra(q.asset, this.deps.usdc.token), intent_id: intentId, legs: { seller: { payTo: event.seller.pay_to, amount: event.seller.amount, ...ref('seller') }, fee: { payTo: event.fee.pay_to, amount: event.fee.amount, ...ref('fee') } } },
           } satisfies PaymentRequirements,
         ],
       },
@@ -141,7 +142,9 @@ export class Purchases {
       throw new MarketRefusal('leg_replayed', 'This intent was already purchased with other legs.');
     }
     if (p.ctx.asset === 'USDC' && seller.payer === fee.payer) {
-      const balance = await this.deps.usdc.ledger.balanceOf(seller.payer);
+      const balance = await this.deps.usdc.ledger.balanceOf(seller.payer).catch((e: unknown) => {
+        throw new MarketRefusal('ledger_unavailable', `The USDC ledger could not be read: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      });
       if (balance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
     }
     // The fee is settled after the seller leg, so its authorization must outlive the seller's.
@@ -160,7 +163,7 @@ export class Purchases {
     const seller = ctx.legs?.seller;
     return {
       ...purchaseResource(ctx, status),
-      seller_payment: seller ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined }) : null,
+      seller_payment: seller ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined }, this.deps.usdc.token) : null,
     };
   }
 
@@ -173,7 +176,7 @@ export class Purchases {
   }
 
   private async verifyLeg(ctx: PurchaseContext, leg: 'seller' | 'fee', raw: unknown): Promise<VerifiedLeg> {
-    const decoded = decodeLeg(raw);
+    const decoded = decodeLeg(raw, this.deps.usdc.token);
     const refuse = (reason: string, message: string): never => {
       if (reason === 'invalid_exact_evm_nonce_already_used') throw new MarketRefusal('leg_replayed', `${leg} leg: ${message}`, reason);
       throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
@@ -181,6 +184,7 @@ export class Purchases {
     if (!decoded) return refuse('invalid_payload', 'not base64 JSON of an x402 payment payload');
     const expected = { payTo: ctx[leg].pay_to, amount: BigInt(ctx[leg].amount) };
     const c = await this.deps.usdc.verify(decoded.accepted, decoded.payload, expected, { allowUsedNonce: ctx.legs?.[leg].nonce !== undefined });
+    if (!c.ok && c.unavailable) throw new MarketRefusal('ledger_unavailable', `${leg} leg: ${c.message}`, c.reason);
     if (!c.ok) return refuse(c.reason, c.message);
     const a = c.payload.authorization;
     return { pay_to: ctx[leg].pay_to, amount: a.value, payer: c.payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...c.payload } };
@@ -211,8 +215,11 @@ export class Purchases {
     const p = await this.read(intentId);
     const legs = p?.ctx.legs;
     if (!p || p.status !== 'VERIFIED' || !legs?.seller.tx || legs.fee.tx) return;
-    const r = p.ctx.asset === 'ANM' ? await this.submitAnmFee(p.ctx) : await this.deps.usdc.settle(legs.fee.payload.authorization as Authorization);
-    if (!r.ok) {
+    const r: AnmSettle | SettleResult = p.ctx.asset === 'ANM' ? await this.submitAnmFee(p.ctx) : await this.deps.usdc.settle(legs.fee.payload as unknown as ExactEvmPayload);
+    // Settled earlier where its report was lost (a crash, a receipt that came late): record it now.
+    if (p.ctx.asset === 'USDC' && r.ok && r.replay) await this.legSettled('USDC', legs.fee.payer, legs.fee.nonce, r.tx);
+    // A transient failure leaves the purchase VERIFIED; `reconcile` tries the fee again.
+    if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${legs.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
     }
   }

@@ -3,6 +3,7 @@
  * types: scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra).
  */
 import { MARKET_LANES, USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
+import type { UsdcToken } from './lanes/usdc-ledger.ts';
 
 export interface PaymentRequirements {
   scheme: string;
@@ -16,25 +17,25 @@ export interface PaymentRequirements {
 
 export const DEFAULT_TIMEOUT_S = 300;
 
-/** The token named in `asset`: the USDC contract, or `ANM` for the native coin. */
-export function assetId(asset: MarketAsset): string {
-  return asset === 'USDC' ? USDC_TOKEN.address : 'ANM';
+/** The token named in `asset`: the USDC lane's contract (USDC on Base unless configured), or `ANM` for the native coin. */
+export function assetId(asset: MarketAsset, token: UsdcToken = USDC_TOKEN): string {
+  return asset === 'USDC' ? token.address : 'ANM';
 }
 
 /** EIP-712 domain hints the SDK's EVM schemes read from `extra`. */
-export function laneExtra(asset: MarketAsset): Record<string, unknown> {
-  return asset === 'USDC' ? { name: USDC_TOKEN.name, version: USDC_TOKEN.version } : {};
+export function laneExtra(asset: MarketAsset, token: UsdcToken = USDC_TOKEN): Record<string, unknown> {
+  return asset === 'USDC' ? { name: token.name, version: token.version } : {};
 }
 
 /** One plain payment of `amount` to `payTo` (`exact` / `exact-anm`): a single leg. */
-export function legRequirement(asset: MarketAsset, payTo: string, amount: bigint, timeoutS = DEFAULT_TIMEOUT_S): PaymentRequirements {
+export function legRequirement(asset: MarketAsset, payTo: string, amount: bigint, timeoutS = DEFAULT_TIMEOUT_S, token: UsdcToken = USDC_TOKEN): PaymentRequirements {
   return {
     scheme: MARKET_LANES[asset].legScheme,
     network: MARKET_LANES[asset].network,
-    asset: assetId(asset),
+    asset: assetId(asset, token),
     amount: amount.toString(),
     payTo,
     maxTimeoutSeconds: timeoutS,
-    extra: laneExtra(asset),
+    extra: laneExtra(asset, token),
   };
 }

@@ -9,6 +9,7 @@ import type { MarketDeps } from '../../gateway/market/deps.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import type { UsdcLedger } from '../../runtime/market/lanes/usdc-ledger.ts';
 import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -33,8 +34,11 @@ export interface MarketHarness {
 
 export const FEE_ADDRESSES = { USDC: '0x000000000000000000000000000000000000fee0', ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('test marketplace fee'))) } as const;
 
-/** `anm`: a devnet and indexer for the ANM lane, legs settled at `confirmations` (12 in production). */
-export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number } } = {}): MarketHarness {
+/**
+ * `anm`: a devnet and indexer for the ANM lane, legs settled at `confirmations` (12 in production).
+ * `usdcLedger`: the USDC lane's ledger, made once the test's earlier hooks ran (default: the simulated one).
+ */
+export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number }; usdcLedger?: () => UsdcLedger } = {}): MarketHarness {
   const h = { skew: 0 } as MarketHarness;
   h.now = () => Date.now() + h.skew;
   beforeAll(async () => {
@@ -42,7 +46,7 @@ export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations
     h.host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
     if (opts.anm) h.chain = await startAnmChain(h.backend, h.host);
     const anm = opts.anm && { rpc: h.chain.rpc, confirmations: opts.anm.confirmations, inclusionWaitMs: 5_000 };
-    h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm });
+    h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm, ...(opts.usdcLedger ? { usdcLedger: opts.usdcLedger() } : {}) });
     h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6 };
     h.app = await buildMarketApp(h.deps);
     h.url = await h.app.listen({ port: 0, host: '127.0.0.1' });

@@ -3,12 +3,15 @@
  * `client.register('eip155:8453', new ExactSplitEvmScheme(account))`. From a quote's
  * requirements it signs the two EIP-3009 authorizations `extra.legs` names, each a complete
  * `exact` payment, with nonces bound to the intent (keccak256(intent_id ‖ leg ‖ random)).
- * The payload's `legs` is what `POST /api/v1/purchase` takes as `payment.legs`.
+ * The payload's `legs` is what `POST /api/v1/purchase` takes as `payment.legs`. The EIP-712
+ * domain is the requirements' as the SDK's `exact` scheme reads it: `asset` the token,
+ * `extra.name`/`extra.version`, and the chain id of the CAIP-2 network.
  * Typed structurally, so the project does not depend on the SDK at run time.
  */
 import { randomBytes } from 'node:crypto';
 import { getAddress, keccak256, toHex, type LocalAccount } from 'viem';
-import { TRANSFER_TYPES, USDC_DOMAIN } from '../lanes/eip3009.ts';
+import { domainOf, TRANSFER_TYPES } from '../lanes/eip3009.ts';
+import type { UsdcToken } from '../lanes/usdc-ledger.ts';
 import { legRequirement } from '../requirements.ts';
 import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
 
@@ -18,6 +21,7 @@ export type EvmSigner = Pick<LocalAccount, 'address' | 'signTypedData'>;
 interface SplitRequirements {
   scheme: string;
   network: string;
+  asset?: string;
   maxTimeoutSeconds: number;
   extra: Record<string, unknown>;
 }
@@ -34,6 +38,14 @@ function legsOf(extra: Record<string, unknown>): { seller: Leg; fee: Leg; intent
   return { seller: legs.seller, fee: legs.fee, intent };
 }
 
+/** The token the requirements name; USDC on Base for whatever they leave out. */
+function tokenOf(r: SplitRequirements): UsdcToken {
+  const chain = /^eip155:([0-9]{1,15})$/.exec(r.network);
+  if (!chain?.[1]) throw new Error(`exact-split needs an eip155 network, not ${r.network}`);
+  const text = (v: unknown, d: string): string => (typeof v === 'string' && v ? v : d);
+  return { address: text(r.asset, USDC_TOKEN.address), name: text(r.extra.name, USDC_TOKEN.name), version: text(r.extra.version, USDC_TOKEN.version), chainId: Number(chain[1]) };
+}
+
 export class ExactSplitEvmScheme {
   readonly scheme = 'exact-split';
 
@@ -46,7 +58,7 @@ export class ExactSplitEvmScheme {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  private async leg(intent: string, name: 'seller' | 'fee', leg: Leg, timeoutS: number) {
+  private async leg(token: UsdcToken, intent: string, name: 'seller' | 'fee', leg: Leg, timeoutS: number) {
     const now = Math.floor(this.clock() / 1000);
     const authorization = {
       from: getAddress(this.signer.address),
@@ -57,21 +69,22 @@ export class ExactSplitEvmScheme {
       nonce: keccak256(toHex(`${intent}|${name}|${randomBytes(16).toString('hex')}`)),
     };
     const signature = await this.signer.signTypedData({
-      domain: USDC_DOMAIN,
+      domain: domainOf(token),
       types: TRANSFER_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
     });
-    return { x402Version: 2, accepted: legRequirement('USDC', leg.payTo, BigInt(leg.amount), timeoutS), payload: { signature, authorization } };
+    return { x402Version: 2, accepted: legRequirement('USDC', leg.payTo, BigInt(leg.amount), timeoutS, token), payload: { signature, authorization } };
   }
 
   async createPaymentPayload(x402Version: number, requirements: SplitRequirements): Promise<{ x402Version: number; payload: Record<string, unknown> }> {
     const { seller, fee, intent } = legsOf(requirements.extra);
+    const token = tokenOf(requirements);
     // Both legs share one window; the fee leg must not expire before the seller's.
     const timeoutS = Math.max(60, requirements.maxTimeoutSeconds);
     return {
       x402Version,
-      payload: { intent_id: intent, legs: { seller: await this.leg(intent, 'seller', seller, timeoutS), fee: await this.leg(intent, 'fee', fee, timeoutS) } },
+      payload: { intent_id: intent, legs: { seller: await this.leg(token, intent, 'seller', seller, timeoutS), fee: await this.leg(token, intent, 'fee', fee, timeoutS) } },
     };
   }
 }

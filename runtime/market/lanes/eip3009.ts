@@ -32,7 +32,12 @@ export const TRANSFER_TYPES = {
   ],
 } as const;
 
-export const USDC_DOMAIN = { name: USDC_TOKEN.name, version: USDC_TOKEN.version, chainId: USDC_TOKEN.chainId, verifyingContract: USDC_TOKEN.address } as const;
+/** The EIP-712 domain of a USDC-like token (USDC v2: name, version, chain id, the contract). */
+export function domainOf(t: { name: string; version: string; chainId: number; address: string }) {
+  return { name: t.name, version: t.version, chainId: t.chainId, verifyingContract: getAddress(t.address) } as const;
+}
+
+export const USDC_DOMAIN = domainOf(USDC_TOKEN);
 
 export type Check = { ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string };
 
@@ -68,8 +73,8 @@ export function checkAccepted(accepted: Record<string, unknown> | undefined, e: 
   return null;
 }
 
-/** The authorization against the expected payment at `nowS` (Unix seconds), then its signature. */
-export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: number): Promise<Check> {
+/** The authorization against the expected payment at `nowS` (Unix seconds), then its signature over `domain`. */
+export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: number, domain: ReturnType<typeof domainOf> = USDC_DOMAIN): Promise<Check> {
   const a = p.authorization;
   if (a.to.toLowerCase() !== e.payTo.toLowerCase()) return fail('invalid_exact_evm_recipient_mismatch', 'authorization.to is not the payTo of this leg');
   if (BigInt(a.value) !== e.amount) return fail('invalid_exact_evm_payload_authorization_value_mismatch', `authorization.value must be exactly ${e.amount}`);
@@ -79,7 +84,7 @@ export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: 
   let signer: string;
   try {
     signer = await recoverTypedDataAddress({
-      domain: USDC_DOMAIN,
+      domain,
       types: TRANSFER_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: { from: getAddress(a.from), to: getAddress(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },

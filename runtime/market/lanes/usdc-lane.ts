@@ -3,25 +3,38 @@
  * settle it on the ledger. Every settlement is reported to `onSettled`, so the purchase
  * whose seller leg this was learns it was paid, whoever settled it.
  */
-import { asExactEvmPayload, checkAccepted, checkAuthorization, USDC_EXPECTED_BASE, type Authorization, type Check, type ExactEvmPayload } from './eip3009.ts';
-import type { SettleResult, UsdcSimLedger } from './usdc-sim.ts';
+import { MARKET_LANES } from '../../../machines/money/market.ts';
+import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type ExactEvmPayload } from './eip3009.ts';
+import type { SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export interface LegExpectation {
   payTo: string;
   amount: bigint;
 }
 
-export type LegCheck = (Check & { ok: false }) | { ok: true; payer: string; payload: ExactEvmPayload };
+/** `unavailable`: the ledger could not be read (its node down); the leg itself may be fine. */
+export type LegCheck = (Check & { ok: false; unavailable?: true }) | { ok: true; payer: string; payload: ExactEvmPayload };
 
 export type SettledListener = (authorizer: string, nonce: string, tx: string) => Promise<void>;
+
+const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 
 export class UsdcLane {
   private readonly listeners: SettledListener[] = [];
 
+  private readonly domain: ReturnType<typeof domainOf>;
+
   constructor(
-    readonly ledger: UsdcSimLedger,
+    readonly ledger: UsdcLedger,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.domain = domainOf(ledger.token);
+  }
+
+  /** The token this lane pays in: quotes name its address and EIP-712 domain. */
+  get token(): UsdcToken {
+    return this.ledger.token;
+  }
 
   onSettled(fn: SettledListener): void {
     this.listeners.push(fn);
@@ -33,24 +46,31 @@ export class UsdcLane {
 
   /** Requirements, authorization, signature, then the ledger: nonce unused and balance enough. */
   async verify(accepted: Record<string, unknown> | undefined, rawPayload: unknown, e: LegExpectation, opts: { allowUsedNonce?: boolean } = {}): Promise<LegCheck> {
-    const expected = { ...USDC_EXPECTED_BASE, payTo: e.payTo, amount: e.amount };
+    const expected = { scheme: MARKET_LANES.USDC.legScheme, network: MARKET_LANES.USDC.network, asset: this.token.address, payTo: e.payTo, amount: e.amount };
     const accept = checkAccepted(accepted, expected);
     if (accept && !accept.ok) return accept;
     const payload = asExactEvmPayload(rawPayload);
     if (!payload) return { ok: false, reason: 'invalid_payload', message: 'payload is not an EIP-3009 authorization with its signature' };
-    const auth = await checkAuthorization(payload, expected, this.nowS());
+    const auth = await checkAuthorization(payload, expected, this.nowS(), this.domain);
     if (!auth.ok) return auth;
-    const used = await this.ledger.authorizationState(auth.payer, payload.authorization.nonce);
-    if (used && !opts.allowUsedNonce) return { ok: false, reason: 'invalid_exact_evm_nonce_already_used', message: 'this authorization nonce was already used' };
-    // A used nonce being settled again is answered from the ledger (idempotent), not re-funded.
-    if (!used && (await this.ledger.balanceOf(auth.payer)) < e.amount) {
-      return { ok: false, reason: 'invalid_exact_evm_insufficient_balance', message: 'the payer balance is below the amount' };
+    try {
+      const used = await this.ledger.authorizationState(auth.payer, payload.authorization.nonce);
+      if (used && !opts.allowUsedNonce) return { ok: false, reason: 'invalid_exact_evm_nonce_already_used', message: 'this authorization nonce was already used' };
+      // A used nonce being settled again is answered from the ledger (idempotent), not re-funded.
+      if (!used && (await this.ledger.balanceOf(auth.payer)) < e.amount) {
+        return { ok: false, reason: 'invalid_exact_evm_insufficient_balance', message: 'the payer balance is below the amount' };
+      }
+    } catch (err) {
+      // The SDK's facilitator answers a chain it cannot read with this reason.
+      return { ok: false, reason: 'invalid_exact_evm_transaction_simulation_failed', message: `the ledger could not be read: ${firstLine(err)}`, unavailable: true };
     }
     return { ok: true, payer: auth.payer, payload };
   }
 
-  async settle(a: Authorization): Promise<SettleResult> {
-    const r = await this.ledger.transferWithAuthorization(a, this.nowS());
+  /** Settles a verified leg (its authorization and signature) on the ledger. */
+  async settle(p: ExactEvmPayload): Promise<SettleResult> {
+    const a = p.authorization;
+    const r = await this.ledger.transferWithAuthorization(a, this.nowS(), p.signature);
     if (r.ok && !r.replay) for (const fn of this.listeners) await fn(a.from.toLowerCase(), a.nonce.toLowerCase(), r.tx);
     return r;
   }

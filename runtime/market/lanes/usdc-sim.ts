@@ -7,13 +7,19 @@
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Db, Queryable } from '../../../storage/db.ts';
+import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { Authorization } from './eip3009.ts';
+import type { SettleResult, UsdcLedger } from './usdc-ledger.ts';
 
-export type SettleResult = { ok: true; tx: string; replay: boolean } | { ok: false; reason: string };
+export type { SettleResult } from './usdc-ledger.ts';
 
 const lower = (a: string): string => a.toLowerCase();
 
-export class UsdcSimLedger {
+export class UsdcSimLedger implements UsdcLedger {
+  /** It stands in for USDC on Base, under USDC's own domain. */
+  readonly token = USDC_TOKEN;
+  readonly signers: readonly string[] = [];
+
   constructor(private readonly db: Db) {}
 
   async fund(address: string, amount: bigint): Promise<bigint> {

@@ -1,0 +1,33 @@
+/**
+ * The ledger behind the USDC lane (DESIGN §5 "Lanes"): an EIP-3009 token as the lane sees
+ * it. The embedded default is the simulated ledger in the database (usdc-sim.ts); the real
+ * one is any EVM JSON-RPC through viem (usdc-viem.ts). Signatures are checked by the lane
+ * before a ledger is asked to settle.
+ */
+import type { Authorization } from './eip3009.ts';
+
+/** The token and its EIP-712 domain: the quote's `asset` and `extra.name/version` follow it. */
+export interface UsdcToken {
+  address: string;
+  name: string;
+  version: string;
+  chainId: number;
+}
+
+/** A failure is `transient` when the authorization may still settle (the node unreachable, no receipt yet): it is tried again, never recorded as failed. */
+export type SettleResult = { ok: true; tx: string; replay: boolean } | { ok: false; reason: string; message?: string; transient?: boolean };
+
+export interface UsdcLedger {
+  readonly token: UsdcToken;
+  /** Addresses that submit settlements (the facilitator's `signers`); none for the simulation. */
+  readonly signers: readonly string[];
+  balanceOf(address: string): Promise<bigint>;
+  /** EIP-3009 `authorizationState(authorizer, nonce)`: true once used (or cancelled). */
+  authorizationState(authorizer: string, nonce: string): Promise<boolean>;
+  /**
+   * `transferWithAuthorization` of a verified authorization. The same authorization again
+   * answers with its first transaction (`replay`); another use of a used nonce, a short
+   * balance or an expired window fails with the x402 reason code.
+   */
+  transferWithAuthorization(a: Authorization, nowS: number, signature: string): Promise<SettleResult>;
+}
