@@ -6,6 +6,7 @@ import { addressFromPublicKey, NETWORKS } from '../../machines/chain/index.ts';
 import { asciiToBytes } from '../../machines/chain/bytes.ts';
 import type { MarketAsset } from '../../machines/money/market.ts';
 import { verifySignature } from '../chain/codec/verify.ts';
+import { strictBase64 } from '../strict-base64.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ListingBody } from './listing-input.ts';
 
@@ -38,11 +39,6 @@ export function providerIdOf(key: SigningKey): string {
   return `prov_${hex(key.lane === 'eip155' ? `eip155:${key.address.toLowerCase()}` : `mldsa65:${key.publicKey}`)}`;
 }
 
-function fromBase64(s: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) return null;
-  return Uint8Array.from(Buffer.from(s, 'base64'));
-}
-
 /**
  * Checks the signature of each priced asset by the key that controls its `pay_to`
  * (EIP-191 personal_sign for USDC, ML-DSA-65 for ANM) and returns the primary asset's key.
@@ -63,8 +59,8 @@ export async function verifyListingSignatures(raw: Record<string, unknown>, body
       keys.push({ lane: 'eip155', address: signer.toLowerCase() });
     } else {
       const s = body.signatures.ANM;
-      const pk = s ? fromBase64(s.public_key) : null;
-      const sig = s ? fromBase64(s.signature) : null;
+      const pk = s ? strictBase64(s.public_key) : null;
+      const sig = s ? strictBase64(s.signature) : null;
       if (!s || !pk || !sig) throw new MarketRefusal('invalid_listing_signature', 'signatures.ANM needs base64 public_key and signature');
       let controls = false;
       try {
