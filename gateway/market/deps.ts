@@ -1,6 +1,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { Facilitator } from '../../runtime/market/facilitator.ts';
 import type { Listings } from '../../runtime/market/listings.ts';
+import type { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
 import type { Purchases } from '../../runtime/market/purchases.ts';
 import type { SearchIndex } from '../../runtime/market/search-index.ts';
 
@@ -9,6 +10,7 @@ export interface MarketDeps {
   listings: Listings;
   index: SearchIndex;
   purchases: Purchases;
+  purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
   /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */
   feeAddresses: { USDC: string; ANM: string };

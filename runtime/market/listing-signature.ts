@@ -1,13 +1,14 @@
 import canonicalizeCjs from 'canonicalize';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { recoverMessageAddress, type Hex } from 'viem';
+import { hashMessage } from 'viem';
 import { addressFromPublicKey, NETWORKS } from '../../machines/chain/index.ts';
 import { asciiToBytes } from '../../machines/chain/bytes.ts';
 import type { MarketAsset } from '../../machines/money/market.ts';
 import { verifySignature } from '../chain/codec/verify.ts';
 import { strictBase64 } from '../strict-base64.ts';
 import { MarketRefusal } from './errors.ts';
+import { recoverSigner } from './evm-recover.ts';
 import type { ListingBody } from './listing-input.ts';
 
 // The package is CommonJS (`module.exports = fn`) while its typings declare an ES default.
@@ -52,7 +53,7 @@ export async function verifyListingSignatures(raw: Record<string, unknown>, body
     if (asset === 'USDC') {
       const sig = body.signatures.USDC;
       if (!sig) throw new MarketRefusal('invalid_listing_signature', 'signatures.USDC is missing');
-      const signer = await recoverMessageAddress({ message, signature: sig as Hex }).catch(() => null);
+      const signer = recoverSigner(hashMessage(message), sig);
       if (!signer || signer.toLowerCase() !== payTo.toLowerCase()) {
         throw new MarketRefusal('invalid_listing_signature', 'signatures.USDC is not a personal_sign of the listing by pay_to.USDC');
       }
