@@ -41,7 +41,8 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
   });
   await market.start();
-  const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
+  // The USDC lane is the simulated ledger: its faucet serves `anmpay usdc fund`.
+  const app = await buildMarketApp({ ...market, usdcFaucet: market.ledger, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
   const url = await app.listen({ host: o.listen.host, port: o.listen.port });
   return {
     url,
