@@ -42,7 +42,9 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
       await deps.purchaseKeys.release(intentId, key).catch(() => undefined);
       throw err;
     }
-    await deps.purchaseKeys.done(intentId, key, 200, { 'content-type': JSON_TYPE }, body);
+    // The purchase stands whether or not its record is written: without it a retry runs the
+    // purchase again (after the takeover delay), and the same legs answer the same.
+    await deps.purchaseKeys.done(intentId, key, 200, { 'content-type': JSON_TYPE }, body).catch((err: unknown) => req.log.warn({ err }, 'purchase idempotency record not written'));
     return reply.code(200).type(JSON_TYPE).send(body);
   });
 
