@@ -11,6 +11,8 @@
  * request by this process and by its PostgreSQL backends (found by application_name), and how
  * busy the whole machine was; the raw verify rate is given per CPU second as well.
  */
+// First: with no DATABASE_URL it points the bench at the local Unix socket.
+import { databaseTransport } from './bench-env.ts';
 import http from 'node:http';
 import Fastify from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -59,7 +61,7 @@ const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) :
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
 const market = openMarket(backend.db, host, { feeAddresses: FEE });
 const seller = privateKeyToAccount(generatePrivateKey());
-process.stdout.write(`backend ${backend.name}; registering ${LISTINGS} listings…\n`);
+process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL) : 'PGlite'}); registering ${LISTINGS} listings…\n`);
 await drive(LISTINGS, 16, async (i) => {
   const endpoint = `https://seller${i}.example/api`;
   const word = WORDS[i % WORDS.length]!;
