@@ -168,8 +168,9 @@ function required(a: ParsedArgs, flag: 'key' | 'wallet', asset: string): string 
 /** The marketplace's refusal, with what to do about it where the CLI knows. */
 function explainRefusal(e: unknown, signer: { asset: MarketAsset; evm?: { address: string } }, intent: string): unknown {
   if (!(e instanceof CliError)) return e;
-  if (signer.asset === 'ANM' && /unsupported_scheme/.test(e.message)) {
-    return new CliError('lane_unavailable', `the marketplace does not take ANM purchases yet (intent ${intent} stays QUOTED until it expires): ${e.message}`);
+  if (signer.asset === 'ANM' && (e.code === 'invalid_payment' || e.code === 'fee_leg_missing')) {
+    const why = /unsupported_scheme/.test(e.message) ? 'the marketplace does not take ANM purchases yet' : 'this anmpay cannot sign ANM legs yet';
+    return new CliError('lane_unavailable', `${why} (intent ${intent} stays QUOTED until it expires); the marketplace answered: ${e.message}`);
   }
   if (signer.evm && /insufficient_balance/.test(e.message)) {
     return new CliError(e.code, `${e.message}; fund the buyer with: anmpay usdc fund ${signer.evm.address} <usdc>`);
