@@ -65,7 +65,7 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
     expect(await verifyEvents(intent)).toBe(1);
   });
 
-  it(':164 concurrent requests with one key → one runs; the others are 429 rate_limited with Retry-After (or, once it finished, its replay)', async () => {
+  it(':164 concurrent requests with one key → one runs; the others are 429 rate_limited with Retry-After; afterwards it replays', async () => {
     const intent = await quote();
     const l = await legs();
     // Hold the first attempt inside the purchase until every other request has been answered.
@@ -96,6 +96,37 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
     expect(runs).toBe(1);
     const after = await purchase(intent, l, 'k-race');
     expect(after.headers['idempotent-replay']).toBe('true');
+    expect(await verifyEvents(intent)).toBe(1);
+  });
+
+  it(':164 across marketplace processes: while one runs the purchase, the same key at another process is 429; afterwards it replays there', async () => {
+    const intent = await quote();
+    const l = await legs();
+    const other = await buildMarketApp({ ...openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES }), perIpPerMinute: 1e6 });
+    const otherUrl = await other.listen({ port: 0, host: '127.0.0.1' });
+    const original = h.market.purchases.purchase.bind(h.market.purchases);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.market.purchases.purchase = async (...args) => {
+      await held;
+      return original(...args);
+    };
+    try {
+      const first = purchase(intent, l, 'k-two-processes');
+      await new Promise((r) => setTimeout(r, 200));
+      const elsewhere = await Promise.all(Array.from({ length: 4 }, () => purchase(intent, l, 'k-two-processes', otherUrl)));
+      expect(elsewhere.map((r) => [r.status, r.json.error?.code])).toEqual(Array.from({ length: 4 }, () => [429, 'rate_limited']));
+      release();
+      const done = await first;
+      expect(done.status).toBe(200);
+      const replay = await purchase(intent, l, 'k-two-processes', otherUrl);
+      expect(replay.headers['idempotent-replay']).toBe('true');
+      expect(replay.raw.equals(done.raw)).toBe(true);
+    } finally {
+      release();
+      h.market.purchases.purchase = original;
+      await other.close();
+    }
     expect(await verifyEvents(intent)).toBe(1);
   });
 
