@@ -51,7 +51,7 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
       quiet: 'the seller payment header value',
       flags: [
         ['--key <file>', 'the buyer\'s EVM key file, for USDC (required with USDC)'],
-        ['--wallet <file>', 'the buyer\'s ANM wallet file, for ANM (required with ANM)'],
+        ['--wallet <file>', 'the buyer\'s ANM wallet file, for ANM (required with ANM); pays from its live anm1… address, nonces from $ANMPAY_DEVNET_URL/live'],
         MAX_PRICE,
         ASSET,
         LATENCY,

@@ -13,7 +13,7 @@ import { intArg, list, parse, positionals, str, usageError, type ParsedArgs } fr
 import { expectShape, marketUrl, serviceJson } from './env.ts';
 import { readEvmKeyFile } from './evm-key-file.ts';
 import { usageOf } from './help.ts';
-import { legsFor } from './market-legs.ts';
+import { legsFor, type BuyerSigner } from './market-legs.ts';
 import { CliError, type CommandResult } from './output.ts';
 import { groupMain } from './subcommands.ts';
 
@@ -29,7 +29,7 @@ const quoteDoc = z
     resource: z.object({ resource_id: z.string(), name: z.string(), endpoint: z.string(), method: z.string() }),
     price: z.object({ seller_price: z.string(), marketplace_fee: z.string(), total_price: z.string() }).passthrough(),
     expires_at: z.number(),
-    payment_requirements: z.object({ accepts: z.array(z.object({ scheme: z.string(), network: z.string(), maxTimeoutSeconds: z.number(), extra: z.record(z.string(), z.unknown()) }).passthrough()).min(1) }).passthrough(),
+    payment_requirements: z.object({ accepts: z.array(z.object({ scheme: z.string(), network: z.string(), asset: z.string(), amount: z.string(), payTo: z.string(), maxTimeoutSeconds: z.number(), extra: z.record(z.string(), z.unknown()) }).passthrough()).min(1) }).passthrough(),
   })
   .passthrough();
 const purchaseDoc = z.object({ intent_id: z.string(), status: z.string(), seller_payment: z.object({ header: z.string(), value: z.string() }).passthrough().nullable() }).passthrough();
@@ -139,7 +139,7 @@ async function buy(a: ParsedArgs): Promise<CommandResult> {
   const [capability] = positionals(a, 1, USAGE.buy);
   const asset = assetOpt(a, USAGE.buy) ?? 'USDC';
   // The signer is read before anything is quoted: a missing key file costs no intent.
-  const signer = asset === 'USDC' ? { asset, evm: await readEvmKeyFile(required(a, 'key', 'USDC')) } : { asset, anm: await readWalletFile(required(a, 'wallet', 'ANM')) };
+  const signer: BuyerSigner = asset === 'USDC' ? { asset, evm: await readEvmKeyFile(required(a, 'key', 'USDC')) } : { asset, anm: await readWalletFile(required(a, 'wallet', 'ANM')) };
   const { quote } = await requestQuote(a, capability!, USAGE.buy);
   const legs = await legsFor(signer, quote.payment_requirements.accepts[0]!);
   const idempotencyKey = str(a, 'idempotency-key') ?? randomUUID();
@@ -147,7 +147,7 @@ async function buy(a: ParsedArgs): Promise<CommandResult> {
   try {
     doc = await serviceJson('POST', `${marketUrl()}/api/v1/purchase`, { 'idempotency-key': idempotencyKey }, { intent_id: quote.intent_id, payment: { legs } });
   } catch (e) {
-    throw explainRefusal(e, signer, quote.intent_id);
+    throw explainRefusal(e, signer);
   }
   const p = expectShape(purchaseDoc, doc, 'market buy');
   const header = p.seller_payment;
@@ -166,14 +166,11 @@ function required(a: ParsedArgs, flag: 'key' | 'wallet', asset: string): string 
 }
 
 /** The marketplace's refusal, with what to do about it where the CLI knows. */
-function explainRefusal(e: unknown, signer: { asset: MarketAsset; evm?: { address: string } }, intent: string): unknown {
-  if (!(e instanceof CliError)) return e;
-  if (signer.asset === 'ANM' && (e.code === 'invalid_payment' || e.code === 'fee_leg_missing')) {
-    const why = /unsupported_scheme/.test(e.message) ? 'the marketplace does not take ANM purchases yet' : 'this anmpay cannot sign ANM legs yet';
-    return new CliError('lane_unavailable', `${why} (intent ${intent} stays QUOTED until it expires); the marketplace answered: ${e.message}`);
-  }
-  if (signer.evm && /insufficient_balance/.test(e.message)) {
-    return new CliError(e.code, `${e.message}; fund the buyer with: anmpay usdc fund ${signer.evm.address} <usdc>`);
-  }
-  return e;
+function explainRefusal(e: unknown, signer: BuyerSigner): unknown {
+  if (!(e instanceof CliError) || !/insufficient_balance/.test(e.message)) return e;
+  const hint =
+    signer.asset === 'USDC'
+      ? `anmpay usdc fund ${signer.evm.address} <usdc>`
+      : `anmpay wallet fund ${addressFromPublicKey(signer.anm.publicKey, NETWORKS.live.hrp)} <nanm> --network live`;
+  return new CliError(e.code, `${e.message}; fund the buyer with: ${hint}`);
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { FEE_ADDRESSES, useMarket } from '../market/harness.ts';
 
-const h = useMarket({ faucet: true });
+const h = useMarket({ faucet: true, anm: { confirmations: 1 } });
 let dir: string;
 const tag = randomBytes(4).toString('hex');
 const capability = `forecast${tag}`;
@@ -25,7 +25,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const env = () => ({ ANMPAY_MARKET_URL: h.url, ANMPAY_DATA_DIR: dir });
+const env = () => ({ ANMPAY_MARKET_URL: h.url, ANMPAY_DATA_DIR: dir, ANMPAY_DEVNET_URL: h.chain.devnet.url });
 const cli = (args: string[]) => runCli(args, env());
 const json = <T = any>(args: string[]) => cliJson<T>(args, env()); // eslint-disable-line @typescript-eslint/no-explicit-any
 const file = (name: string) => path.join(dir, name);
@@ -111,19 +111,22 @@ describe('anmpay market and usdc', () => {
     expect(r.stderr).toMatch(/^error \(invalid_payment\): .*insufficient_balance.*anmpay usdc fund 0x[0-9a-fA-F]{40} <usdc>/);
   });
 
-  it('market buy on the ANM lane prints the lane\'s refusal clearly', { timeout: 90_000 }, async () => {
+  it('market buy on the ANM lane signs both transfers with the wallet (ML-DSA-65) at its next nonces; unfunded, it says how to fund it', { timeout: 120_000 }, async () => {
     const w = await cli(['wallet', 'create', '--network', 'live', '--out', file('anm-seller.json')]);
     expect(w.code, w.stderr).toBe(0);
     const listed = await json(['market', 'register', '--name', `Native ${capability}`, '--endpoint', `https://seller.example/anm-${tag}`, '--anm-price', '0.5', '--wallet', file('anm-seller.json'), '--tag', `anm${tag}`]);
     expect(listed.pricing).toMatchObject({ asset: 'ANM', network: 'native:1', seller_price: '0.500000000' });
-    await cli(['wallet', 'create', '--network', 'live', '--out', file('anm-buyer.json')]);
-    const r = await cli(['market', 'buy', `anm${tag}`, '--asset', 'ANM', '--wallet', file('anm-buyer.json'), '--json']);
-    expect(r.code).toBe(1);
-    const err = JSON.parse(r.stdout).error;
-    expect(err.code).toBe('lane_unavailable');
-    // Today the marketplace refuses the lane itself (unsupported_scheme); once it verifies ANM
-    // legs, it refuses these unsigned ones: either way the user reads the marketplace's answer.
-    expect(err.message).toMatch(/(does not take ANM purchases yet|cannot sign ANM legs yet) \(intent pi_[0-9a-f]+ stays QUOTED until it expires\); the marketplace answered: /);
+    const anmBuyer = (await json<{ address: string }>(['wallet', 'create', '--network', 'live', '--out', file('anm-buyer.json')])).address;
+    const poor = await cli(['market', 'buy', `anm${tag}`, '--asset', 'ANM', '--wallet', file('anm-buyer.json')]);
+    expect(poor.code).toBe(1);
+    expect(poor.stderr).toContain(`insufficient_balance`);
+    expect(poor.stderr).toContain(`anmpay wallet fund ${anmBuyer} <nanm> --network live`);
+    expect((await cli(['wallet', 'fund', anmBuyer, '1000000000', '--network', 'live'])).code).toBe(0);
+    const p = await json(['market', 'buy', `anm${tag}`, '--asset', 'ANM', '--wallet', file('anm-buyer.json')]);
+    expect(p.status).toBe('VERIFIED');
+    const leg = JSON.parse(Buffer.from(p.seller_payment.value, 'base64').toString());
+    expect(leg.accepted).toMatchObject({ scheme: 'exact-anm', network: 'native:1', asset: 'ANM', amount: '500000000', payTo: listed.accepted_assets[0].pay_to, extra: { reference: `mp1:${p.intent_id}:seller` } });
+    expect(leg.payload.transaction).toMatch(/^[0-9a-f]+$/);
   });
 
   it('usage errors exit 2 with the usage line; --help lists both groups', { timeout: 60_000 }, async () => {
