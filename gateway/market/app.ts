@@ -15,6 +15,7 @@ import purchases from './purchases.ts';
 import quote from './quote.ts';
 import resources from './resources.ts';
 import search from './search.ts';
+import usdcFaucet from './usdc-faucet.ts';
 
 export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -32,5 +33,6 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
   await app.register(quote, opts);
   await app.register(purchases, opts);
   await app.register(facilitator, opts);
+  if (deps.usdcFaucet) await app.register(usdcFaucet, { ledger: deps.usdcFaucet, perIpPerMinute: deps.perIpPerMinute ?? 60 });
   return app;
 }

@@ -1,14 +1,17 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { Facilitator } from '../../runtime/market/facilitator.ts';
 import type { Listings } from '../../runtime/market/listings.ts';
+import type { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
 import type { Purchases } from '../../runtime/market/purchases.ts';
 import type { SearchIndex } from '../../runtime/market/search-index.ts';
+import type { UsdcSimLedger } from '../../runtime/market/lanes/usdc-sim.ts';
 
 /** What the marketplace's HTTP app needs; the composition root builds it. */
 export interface MarketDeps {
   listings: Listings;
   index: SearchIndex;
   purchases: Purchases;
+  purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
   /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */
   feeAddresses: { USDC: string; ANM: string };
@@ -16,6 +19,8 @@ export interface MarketDeps {
   publicBaseUrl?: string | undefined;
   /** Requests per minute per IP on quote, purchase and execute (DESIGN §5: 60). */
   perIpPerMinute?: number;
+  /** The simulated USDC ledger, when it is the lane: its faucet and balances are served (usdc-faucet.ts). */
+  usdcFaucet?: UsdcSimLedger | undefined;
   logger?: FastifyServerOptions['logger'];
   /** Bearer token for `/metrics` (the operator token); without it `/metrics` is not served. */
   operatorToken?: string | undefined;

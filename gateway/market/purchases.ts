@@ -1,11 +1,16 @@
 /**
  * `POST /api/v1/purchase` (idempotency-key required; both legs verified, nothing settled
- * unless both do) and `GET /api/v1/purchases/{intent_id}` (DESIGN §5 "Purchase").
+ * unless both do) and `GET /api/v1/purchases/{intent_id}` (DESIGN §5 "Purchase"). The key
+ * behaves as the merchant API's (spec merchant-payment-api.md "Endpoints" rule 1), scoped per
+ * purchase intent (ADR 0026): the first attempt runs; the same key and body replay its
+ * response with `idempotent-replay: true`; another body is 409 `idempotency_key_reused`; a
+ * retry while the first runs is 429 with `Retry-After`. A refused attempt keeps nothing.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { sendJson } from '../http/reply.ts';
+import { idempotencyKey, requestHash } from '../http/idempotency.ts';
+import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import type { MarketDeps } from './deps.ts';
 import { ipRateLimit } from './rate-limit.ts';
 
@@ -14,19 +19,37 @@ const purchaseBody = z.object({
   payment: z.object({ legs: z.object({ seller: z.unknown().optional(), fee: z.unknown().optional() }).passthrough() }),
 });
 
+const PURCHASE_ROUTE = 'POST /api/v1/purchase';
+const INTENT_ID = /^pi_[0-9a-z]+$/;
+
 const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
   app.post('/api/v1/purchase', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
-    const key = req.headers['idempotency-key'];
-    if (typeof key !== 'string' || key.length === 0) throw new AppError('idempotency_key_required', 'An idempotency-key header is required to purchase.');
-    if (key.length > 255) throw new AppError('bad_request', 'idempotency-key is over 255 characters.');
+    const raw = req.headers['idempotency-key'];
+    if (raw === undefined || raw === '') throw new AppError('idempotency_key_required', 'An idempotency-key header is required to purchase.');
+    const key = idempotencyKey(req);
     const r = purchaseBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-    if (!/^pi_[0-9a-z]+$/.test(r.data.intent_id)) throw new AppError('not_found', 'No purchase intent with this id.');
-    sendJson(reply, 200, await deps.purchases.purchase(r.data.intent_id, r.data.payment.legs));
+    const intentId = r.data.intent_id;
+    if (!INTENT_ID.test(intentId)) throw new AppError('not_found', 'No purchase intent with this id.');
+    const claim = await deps.purchaseKeys.claim(intentId, key, requestHash(PURCHASE_ROUTE, req.body));
+    if (claim.outcome === 'replay') return reply.code(claim.status).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
+    if (claim.outcome === 'reused') throw new AppError('idempotency_key_reused', 'This idempotency-key was already used for this intent with a different request body.');
+    if (claim.outcome === 'in_flight') throw new AppError('rate_limited', 'A purchase with this idempotency-key is still being processed.', { retryAfter: 1, headers: { 'Retry-After': '1' } });
+    let body: string;
+    try {
+      body = JSON.stringify(await deps.purchases.purchase(intentId, r.data.payment.legs));
+    } catch (err) {
+      await deps.purchaseKeys.release(intentId, key).catch(() => undefined);
+      throw err;
+    }
+    // The purchase stands whether or not its record is written: without it a retry runs the
+    // purchase again (after the takeover delay), and the same legs answer the same.
+    await deps.purchaseKeys.done(intentId, key, 200, { 'content-type': JSON_TYPE }, body).catch((err: unknown) => req.log.warn({ err }, 'purchase idempotency record not written'));
+    return reply.code(200).type(JSON_TYPE).send(body);
   });
 
   app.get<{ Params: { intent_id: string } }>('/api/v1/purchases/:intent_id', async (req, reply) => {
-    const res = /^pi_[0-9a-z]+$/.test(req.params.intent_id) ? await deps.purchases.resource(req.params.intent_id) : null;
+    const res = INTENT_ID.test(req.params.intent_id) ? await deps.purchases.resource(req.params.intent_id) : null;
     if (!res) throw new AppError('not_found', 'No purchase intent with this id.');
     sendJson(reply, 200, res);
   });

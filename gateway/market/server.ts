@@ -45,7 +45,9 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
   });
   await market.start();
-  const app = await buildMarketApp({ ...market, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
+  // Play money only while the lane settles on the simulated ledger: its faucet serves `anmpay usdc fund`.
+  const faucet = o.usdcLedger ? {} : { usdcFaucet: market.ledger };
+  const app = await buildMarketApp({ ...market, ...faucet, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
   const url = await app.listen({ host: o.listen.host, port: o.listen.port });
   return {
     url,

@@ -9,4 +9,6 @@ export const commands: Record<string, Command> = {
   wallet: () => import('./wallet.ts'),
   refund: () => import('./refund.ts'),
   devnet: () => import('./devnet.ts'),
+  market: () => import('./market.ts'),
+  usdc: () => import('./usdc.ts'),
 };

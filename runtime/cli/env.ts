@@ -1,7 +1,7 @@
 /**
  * Where the CLI finds things: the devnet (ANMPAY_DEVNET_URL + /test or /live), the merchant
- * service (ANMPAY_URL), the API key (ANMPAY_API_KEY) and the wallet directory. Defaults
- * point at a local `npm start`.
+ * service (ANMPAY_URL), the marketplace (ANMPAY_MARKET_URL), the API key (ANMPAY_API_KEY) and
+ * the wallet directory. Defaults point at a local `npm start`.
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -20,6 +20,11 @@ export function rpcFor(network: NetworkName, env: NodeJS.ProcessEnv = process.en
 
 export function serviceUrl(env: NodeJS.ProcessEnv = process.env): string {
   return (env.ANMPAY_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '');
+}
+
+/** The marketplace (ANMPAY_MARKET_URL), default the one `npm start` runs on MARKETPLACE_PORT. */
+export function marketUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return (env.ANMPAY_MARKET_URL || 'http://127.0.0.1:3001').replace(/\/+$/, '');
 }
 
 export function walletsDir(env: NodeJS.ProcessEnv = process.env): string {

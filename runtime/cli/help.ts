@@ -2,6 +2,7 @@
  * What `anmpay --help` and `anmpay <group> --help` print, and the usage line every command
  * shows with a usage error: one catalogue, so the help and the errors cannot disagree.
  */
+import { MARKET_HELP, USDC_HELP } from './help-market.ts';
 
 export interface CommandHelp {
   name: string;
@@ -209,6 +210,8 @@ export const HELP = {
       },
     ],
   },
+  market: MARKET_HELP,
+  usdc: USDC_HELP,
 } satisfies Record<string, GroupHelp>;
 
 export type GroupName = keyof typeof HELP;
@@ -239,6 +242,7 @@ const ENVIRONMENT = [
   'Environment:',
   '  ANMPAY_URL            the service (default http://127.0.0.1:3000)',
   '  ANMPAY_DEVNET_URL     the devnet (default http://127.0.0.1:3002; a URL ending in /test or /live works too)',
+  '  ANMPAY_MARKET_URL     the marketplace (default http://127.0.0.1:3001)',
   '  ANMPAY_API_KEY        a merchant secret key, for refund sign',
   '  ANMPAY_OPERATOR_TOKEN the operator token (default: read from $ANMPAY_DATA_DIR/operator-token)',
   '  ANMPAY_DATA_DIR       wallets and the operator token (default .data)',

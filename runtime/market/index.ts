@@ -12,8 +12,12 @@ import { AnmLane, type AnmNode } from './lanes/anm-lane.ts';
 import type { UsdcLedger } from './lanes/usdc-ledger.ts';
 import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
+import { PurchaseKeys } from './purchase-keys.ts';
 import { Purchases } from './purchases.ts';
 import { SearchIndex } from './search-index.ts';
+
+/** As the merchant gateway's sweep of its keys (gateway/server.ts). */
+const KEY_SWEEP_MS = 10 * 60_000;
 
 export interface MarketServices {
   listings: Listings;
@@ -24,9 +28,11 @@ export interface MarketServices {
   /** The ANM lane, when a node is connected. */
   anm: AnmLane | undefined;
   purchases: Purchases;
+  /** Idempotency-Keys of purchases (ADR 0026). */
+  purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
   feeAddresses: Record<MarketAsset, string>;
-  /** Loads the index and starts the catch-up and the seller-leg watch. */
+  /** Loads the index and starts the catch-up, the seller-leg watch and the sweep of old purchase keys. */
   start(pollMs?: number): Promise<void>;
   stop(): void;
 }
@@ -48,7 +54,9 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
+  const purchaseKeys = new PurchaseKeys(db);
   let watch: NodeJS.Timeout | undefined;
+  let sweep: NodeJS.Timeout | undefined;
   return {
     listings,
     index,
@@ -56,6 +64,7 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
     usdc,
     purchases,
     anm,
+    purchaseKeys,
     facilitator: new Facilitator(usdc, anm),
     feeAddresses: opts.feeAddresses,
     async start(pollMs = 1000) {
@@ -66,8 +75,11 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
         watch.unref();
       };
       tick();
+      sweep = setInterval(() => void purchaseKeys.sweep().catch(() => undefined), KEY_SWEEP_MS);
+      sweep.unref();
     },
     stop() {
+      clearInterval(sweep);
       index.stop();
       clearTimeout(watch);
       watch = undefined;

@@ -4,6 +4,7 @@
  * ready header values for a v2 (`PAYMENT-SIGNATURE`) or v1 (`X-PAYMENT`) seller.
  */
 import { USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
+import { strictBase64 } from '../strict-base64.ts';
 import { parseStrictJsonBytes } from '../strict-json.ts';
 import type { UsdcToken } from './lanes/usdc-ledger.ts';
 import { DEFAULT_TIMEOUT_S, legRequirement } from './requirements.ts';
@@ -14,18 +15,10 @@ export interface DecodedLeg {
   payload: unknown;
 }
 
-/**
- * The base64 (or base64url) text of a strict JSON document, or undefined. Node's decoder skips
- * characters it does not know and ignores stray bits, so two different header values could
- * carry one payload: only the canonical encoding (it re-encodes to itself, padding aside) is
- * read, and the JSON inside follows the body rules (runtime/strict-json.ts).
- */
+/** The base64 (or base64url) text of a strict JSON document (runtime/strict-json.ts), or undefined. */
 export function fromBase64Json(s: string): unknown {
-  const url = /^[A-Za-z0-9_-]+$/.test(s);
-  if (!url && !/^[A-Za-z0-9+/]+={0,2}$/.test(s)) return undefined;
-  if (!url && s.length % 4 !== 0) return undefined;
-  const raw = Buffer.from(s, url ? 'base64url' : 'base64');
-  if (raw.toString(url ? 'base64url' : 'base64').replace(/=+$/, '') !== s.replace(/=+$/, '')) return undefined;
+  const raw = strictBase64(s);
+  if (!raw) return undefined;
   const parsed = parseStrictJsonBytes(raw);
   return parsed.ok ? parsed.value : undefined;
 }

@@ -1,12 +1,14 @@
 import canonicalizeCjs from 'canonicalize';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { recoverMessageAddress, type Hex } from 'viem';
+import { hashMessage } from 'viem';
 import { addressFromPublicKey, NETWORKS } from '../../machines/chain/index.ts';
 import { asciiToBytes } from '../../machines/chain/bytes.ts';
 import type { MarketAsset } from '../../machines/money/market.ts';
 import { verifySignature } from '../chain/codec/verify.ts';
+import { strictBase64 } from '../strict-base64.ts';
 import { MarketRefusal } from './errors.ts';
+import { recoverSigner } from './evm-recover.ts';
 import type { ListingBody } from './listing-input.ts';
 
 // The package is CommonJS (`module.exports = fn`) while its typings declare an ES default.
@@ -38,11 +40,6 @@ export function providerIdOf(key: SigningKey): string {
   return `prov_${hex(key.lane === 'eip155' ? `eip155:${key.address.toLowerCase()}` : `mldsa65:${key.publicKey}`)}`;
 }
 
-function fromBase64(s: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) return null;
-  return Uint8Array.from(Buffer.from(s, 'base64'));
-}
-
 /**
  * Checks the signature of each priced asset by the key that controls its `pay_to`
  * (EIP-191 personal_sign for USDC, ML-DSA-65 for ANM) and returns the primary asset's key.
@@ -56,15 +53,15 @@ export async function verifyListingSignatures(raw: Record<string, unknown>, body
     if (asset === 'USDC') {
       const sig = body.signatures.USDC;
       if (!sig) throw new MarketRefusal('invalid_listing_signature', 'signatures.USDC is missing');
-      const signer = await recoverMessageAddress({ message, signature: sig as Hex }).catch(() => null);
+      const signer = recoverSigner(hashMessage(message), sig);
       if (!signer || signer.toLowerCase() !== payTo.toLowerCase()) {
         throw new MarketRefusal('invalid_listing_signature', 'signatures.USDC is not a personal_sign of the listing by pay_to.USDC');
       }
       keys.push({ lane: 'eip155', address: signer.toLowerCase() });
     } else {
       const s = body.signatures.ANM;
-      const pk = s ? fromBase64(s.public_key) : null;
-      const sig = s ? fromBase64(s.signature) : null;
+      const pk = s ? strictBase64(s.public_key) : null;
+      const sig = s ? strictBase64(s.signature) : null;
       if (!s || !pk || !sig) throw new MarketRefusal('invalid_listing_signature', 'signatures.ANM needs base64 public_key and signature');
       let controls = false;
       try {

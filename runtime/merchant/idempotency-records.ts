@@ -9,9 +9,12 @@ import type { Db } from '../../storage/db.ts';
 import { Batcher } from './batcher.ts';
 import type { Mode } from './secrets.ts';
 
+/** A key's scope besides the merchant column: the merchant's mode, or `market` for marketplace purchases (ADR 0026). */
+export type KeyScope = Mode | 'market';
+
 interface Done {
   merchant: string;
-  mode: Mode;
+  mode: KeyScope;
   key: string;
   status: number;
   headers: string;
@@ -38,7 +41,7 @@ export class IdempotencyRecords {
   }
 
   /** Records the first response (a JSON body); resolves once it is written. */
-  done(merchant: string, mode: Mode, key: string, status: number, headers: Record<string, string>, body: Buffer | string): Promise<void> {
+  done(merchant: string, mode: KeyScope, key: string, status: number, headers: Record<string, string>, body: Buffer | string): Promise<void> {
     return this.writes.push({ merchant, mode, key, status, headers: JSON.stringify(headers), body: typeof body === 'string' ? body : body.toString('utf8') });
   }
 
@@ -58,7 +61,7 @@ export class IdempotencyRecords {
   }
 
   /** The attempt failed without a response worth replaying: let a retry run afresh. */
-  async release(merchant: string, mode: Mode, key: string): Promise<void> {
+  async release(merchant: string, mode: KeyScope, key: string): Promise<void> {
     await this.db.query(`DELETE FROM idempotency_keys WHERE merchant = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [merchant, mode, key]);
   }
 

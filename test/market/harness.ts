@@ -37,8 +37,9 @@ export const FEE_ADDRESSES = { USDC: '0x000000000000000000000000000000000000fee0
 /**
  * `anm`: a devnet and indexer for the ANM lane, legs settled at `confirmations` (12 in production).
  * `usdcLedger`: the USDC lane's ledger, made once the test's earlier hooks ran (default: the simulated one).
+ * `faucet`: the simulated ledger's faucet routes served.
  */
-export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number }; usdcLedger?: () => UsdcLedger } = {}): MarketHarness {
+export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number }; usdcLedger?: () => UsdcLedger; faucet?: boolean } = {}): MarketHarness {
   const h = { skew: 0 } as MarketHarness;
   h.now = () => Date.now() + h.skew;
   beforeAll(async () => {
@@ -47,7 +48,7 @@ export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations
     if (opts.anm) h.chain = await startAnmChain(h.backend, h.host);
     const anm = opts.anm && { rpc: h.chain.rpc, confirmations: opts.anm.confirmations, inclusionWaitMs: 5_000 };
     h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm, ...(opts.usdcLedger ? { usdcLedger: opts.usdcLedger() } : {}) });
-    h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6 };
+    h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6, ...(opts.faucet ? { usdcFaucet: h.market.ledger } : {}) };
     h.app = await buildMarketApp(h.deps);
     h.url = await h.app.listen({ port: 0, host: '127.0.0.1' });
     h.req = (method, path, o) => request(h.url, method, path, o);

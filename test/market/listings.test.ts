@@ -9,6 +9,22 @@ import { listingFields, seller, signListing, signedListing } from '../fixtures/m
 import { useMarket } from './harness.ts';
 
 const h = useMarket();
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** The next character of the alphabet: same high bits, so a lax decoder reads the same bytes when the low bits are unused. */
+const nextB64Char = (c: string): string => B64[B64.indexOf(c) + 1]!;
+
+/** A signed ANM listing with one base64 field of its signature re-spelled. */
+async function anmRespelled(respell: (b64: string) => string, field: 'public_key' | 'signature'): Promise<Record<string, unknown>> {
+  const s = seller();
+  const b = await signListing(s, listingFields(s, { asset: 'ANM' }));
+  const sig = (b.signatures as { ANM: Record<string, string> }).ANM;
+  const respelled = respell(sig[field]!);
+  // Same bytes as far as Node is concerned: the test is about the spelling alone.
+  expect(Buffer.from(respelled, 'base64').equals(Buffer.from(sig[field]!, 'base64'))).toBe(true);
+  expect(respelled).not.toBe(sig[field]);
+  return { ...b, signatures: { ANM: { ...sig, [field]: respelled } } };
+}
 const NULLABLE_OBJECTS = ['request_schema', 'response_schema', 'example_request', 'example_response', 'score_breakdown'];
 
 describe('POST /api/v1/resources (DESIGN §5 Listings)', () => {
@@ -81,6 +97,11 @@ describe('POST /api/v1/resources (DESIGN §5 Listings)', () => {
     ['a field changed after signing', async () => { const s = seller(); const b = await signedListing(s); return { ...b, name: 'Tampered' }; }, 400, 'invalid_listing_signature'],
     ['an ANM key that does not control pay_to', async () => { const s = seller(); const o = seller(); const b = await signListing(s, listingFields(s, { asset: 'ANM' })); return { ...b, pay_to: { ANM: o.anmAddress } }; }, 400, 'invalid_listing_signature'],
     ['no signatures', async () => ({ ...listingFields(seller()), signatures: {} }), 400, 'invalid_listing_signature'],
+    // The same key and signature bytes in a spelling other than the canonical one (runtime/strict-base64.ts): Node's
+    // decoder would read them as the signed bytes, so only strictness tells them apart.
+    ['an ANM public_key with stray bits in its last base64 character', async () => anmRespelled((b64) => b64.replace(/(.)=$/, (_m, c: string) => `${nextB64Char(c)}=`), 'public_key'), 400, 'invalid_listing_signature'],
+    ['an ANM signature with a character base64 decoders skip', async () => anmRespelled((b64) => `${b64.slice(0, 10)}\n${b64.slice(10)}`, 'signature'), 400, 'invalid_listing_signature'],
+    ['an ANM public_key without its padding', async () => anmRespelled((b64) => b64.replace(/=+$/, ''), 'public_key'), 400, 'invalid_listing_signature'],
     ['a price with 7 places in USDC (:71, "6 decimal places")', async () => signedListing(seller(), { price: '0.0000001' }), 400, 'invalid_body'],
     ['a zero price', async () => signedListing(seller(), { price: '0' }), 400, 'invalid_body'],
     ['a non-URL endpoint', async () => signedListing(seller(), { endpoint: 'not a url' }), 400, 'invalid_body'],

@@ -4,7 +4,8 @@
  * network, asset, recipient, value, time window, signature. Nonce and balance are the
  * ledger's to check.
  */
-import { getAddress, isAddress, isHex, recoverTypedDataAddress, type Hex } from 'viem';
+import { getAddress, hashTypedData, isAddress, isHex, type Hex } from 'viem';
+import { recoverSigner } from '../evm-recover.ts';
 import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
 
 export interface Authorization {
@@ -81,18 +82,19 @@ export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: 
   // The SDK leaves 6 s for the settlement transaction to land before validBefore.
   if (BigInt(a.validBefore) < BigInt(nowS + 6)) return fail('invalid_exact_evm_payload_authorization_valid_before', 'the authorization expires too soon');
   if (BigInt(a.validAfter) > BigInt(nowS)) return fail('invalid_exact_evm_payload_authorization_valid_after', 'the authorization is not valid yet');
-  let signer: string;
+  let digest: Hex;
   try {
-    signer = await recoverTypedDataAddress({
+    digest = hashTypedData({
       domain,
       types: TRANSFER_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: { from: getAddress(a.from), to: getAddress(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
-      signature: p.signature as Hex,
     });
   } catch {
-    return fail('invalid_exact_evm_failed_to_parse_signature', 'the signature cannot be parsed');
+    return fail('invalid_payload', 'the authorization cannot be hashed as EIP-712 typed data');
   }
+  const signer = recoverSigner(digest, p.signature);
+  if (signer === null) return fail('invalid_exact_evm_failed_to_parse_signature', 'the signature is not 65 bytes r, s (low s), v (27 or 28)');
   if (signer.toLowerCase() !== a.from.toLowerCase()) return fail('invalid_exact_evm_signature', 'the signature is not by authorization.from over this domain');
   return { ok: true, payer: a.from.toLowerCase(), authorization: a };
 }

@@ -1,0 +1,176 @@
+/**
+ * `anmpay market register|search|quote|buy` against the marketplace on ANMPAY_MARKET_URL
+ * (DESIGN §5, §6). `register` signs the listing with the seller's keys; `buy` quotes, signs
+ * both legs and purchases, and prints the seller leg as the header to call the seller with.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { addressFromPublicKey, NETWORKS } from '../../machines/chain/index.ts';
+import { parseAtomicDecimal, type MarketAsset } from '../../machines/money/market.ts';
+import { readWalletFile } from '../chain/codec/keys.ts';
+import { signListing, type ListingKeys } from '../market/client/listing-signer.ts';
+import { intArg, list, parse, positionals, str, usageError, type ParsedArgs } from './args.ts';
+import { expectShape, marketUrl, serviceJson } from './env.ts';
+import { readEvmKeyFile } from './evm-key-file.ts';
+import { usageOf } from './help.ts';
+import { legsFor, type BuyerSigner } from './market-legs.ts';
+import { CliError, type CommandResult } from './output.ts';
+import { groupMain } from './subcommands.ts';
+
+const USAGE = { register: usageOf('market', 'register'), search: usageOf('market', 'search'), quote: usageOf('market', 'quote'), buy: usageOf('market', 'buy') };
+const S = { type: 'string' } as const;
+const QUOTE_FLAGS = { 'max-price': S, asset: S, 'max-latency-ms': S } as const;
+
+const pricing = z.object({ asset: z.string(), seller_price: z.string(), marketplace_fee: z.string(), total_price: z.string() }).passthrough();
+const listing = z.object({ resource_id: z.string(), provider_id: z.string(), name: z.string(), endpoint: z.string(), pricing }).passthrough();
+const quoteDoc = z
+  .object({
+    intent_id: z.string(),
+    resource: z.object({ resource_id: z.string(), name: z.string(), endpoint: z.string(), method: z.string() }),
+    price: z.object({ seller_price: z.string(), marketplace_fee: z.string(), total_price: z.string() }).passthrough(),
+    expires_at: z.number(),
+    payment_requirements: z.object({ accepts: z.array(z.object({ scheme: z.string(), network: z.string(), asset: z.string(), amount: z.string(), payTo: z.string(), maxTimeoutSeconds: z.number(), extra: z.record(z.string(), z.unknown()) }).passthrough()).min(1) }).passthrough(),
+  })
+  .passthrough();
+const purchaseDoc = z.object({ intent_id: z.string(), status: z.string(), seller_payment: z.object({ header: z.string(), value: z.string() }).passthrough().nullable() }).passthrough();
+
+/** Entry from the dispatcher in main.ts. */
+export const main = groupMain('market', {
+  register: (rest) =>
+    register(parse(rest, { name: S, endpoint: S, 'usdc-price': S, 'anm-price': S, key: S, wallet: S, method: S, description: S, category: S, tag: { type: 'string', multiple: true }, docs: S }, USAGE.register)),
+  search: (rest) => search(parse(rest, { 'max-price': S, asset: S, limit: S }, USAGE.search)),
+  quote: (rest) => quoteCmd(parse(rest, QUOTE_FLAGS, USAGE.quote)),
+  buy: (rest) => buy(parse(rest, { ...QUOTE_FLAGS, key: S, wallet: S, 'idempotency-key': S }, USAGE.buy)),
+});
+
+function assetOpt(a: ParsedArgs, usage: string): MarketAsset | undefined {
+  const v = str(a, 'asset');
+  if (v === undefined) return undefined;
+  if (v !== 'USDC' && v !== 'ANM') throw usageError(`--asset must be USDC or ANM, got ${JSON.stringify(v)}`, usage);
+  return v;
+}
+
+function price(asset: MarketAsset, v: string, flag: string): string {
+  if (parseAtomicDecimal(asset, v) === null) throw new CliError('usage', `${flag} must be a positive ${asset} amount with at most ${asset === 'USDC' ? 6 : 9} decimal places, got ${JSON.stringify(v)}`, 2);
+  return v;
+}
+
+async function register(a: ParsedArgs): Promise<CommandResult> {
+  positionals(a, 0, USAGE.register);
+  const name = str(a, 'name');
+  const endpoint = str(a, 'endpoint');
+  if (!name || !endpoint) throw usageError('--name and --endpoint are required', USAGE.register);
+  const usdc = str(a, 'usdc-price');
+  const anm = str(a, 'anm-price');
+  if (!usdc && !anm) throw usageError('give --usdc-price, --anm-price or both', USAGE.register);
+  const keys: ListingKeys = {};
+  const payTo: Record<string, string> = {};
+  if (usdc) {
+    const file = str(a, 'key');
+    if (!file) throw usageError('--key <file> is required with --usdc-price: it signs for the USDC pay_to', USAGE.register);
+    keys.evm = await readEvmKeyFile(file);
+    payTo.USDC = keys.evm.address;
+  }
+  if (anm) {
+    const file = str(a, 'wallet');
+    if (!file) throw usageError('--wallet <file> is required with --anm-price: it signs for the ANM pay_to', USAGE.register);
+    const w = await readWalletFile(file);
+    keys.anm = w;
+    // The marketplace's ANM lane is native:1, the live chain: the key's live address is paid.
+    payTo.ANM = addressFromPublicKey(w.publicKey, NETWORKS.live.hrp);
+  }
+  const [primary, also] = [usdc ? { asset: 'USDC' as const, seller_price: price('USDC', usdc, '--usdc-price') } : undefined, anm ? { asset: 'ANM' as const, seller_price: price('ANM', anm, '--anm-price') } : undefined].filter((x) => x !== undefined);
+  const fields: Record<string, unknown> = {
+    name,
+    endpoint,
+    method: (str(a, 'method') ?? 'GET').toUpperCase(),
+    description: str(a, 'description') ?? '',
+    category: str(a, 'category') ?? '',
+    tags: list(a, 'tag'),
+    pricing: { model: 'per_call', ...primary! },
+    ...(also ? { accepted_assets: [also] } : {}),
+    pay_to: payTo,
+    ...(str(a, 'docs') ? { documentation_url: str(a, 'docs') } : {}),
+  };
+  const body = await signListing(fields, keys);
+  const r = expectShape(listing, await serviceJson('POST', `${marketUrl()}/api/v1/resources`, {}, body), 'market register');
+  const text = [`listed ${r.resource_id} "${r.name}" (provider ${r.provider_id})`, `  ${r.endpoint}`, `  buyer pays ${r.pricing.total_price} ${r.pricing.asset} (seller ${r.pricing.seller_price} + fee ${r.pricing.marketplace_fee})`].join('\n');
+  return { data: r, text, quiet: r.resource_id };
+}
+
+async function search(a: ParsedArgs): Promise<CommandResult> {
+  const q = new URLSearchParams();
+  if (a.positionals.length) q.set('capability', a.positionals.join(' '));
+  const asset = assetOpt(a, USAGE.search);
+  if (asset) q.set('asset', asset);
+  const max = str(a, 'max-price');
+  if (max) q.set('max_price', max);
+  const limit = str(a, 'limit');
+  if (limit) q.set('limit', String(intArg(limit, '--limit', 1)));
+  const doc = expectShape(z.object({ data: z.array(listing) }).passthrough(), await serviceJson('GET', `${marketUrl()}/api/v1/search?${q.toString()}`, {}), 'market search');
+  const lines = doc.data.map((r) => `${r.resource_id}  ${r.pricing.total_price} ${r.pricing.asset}  ${r.name}  ${r.endpoint}`);
+  return { data: doc, text: lines.length ? lines.join('\n') : 'no listing matches', quiet: doc.data.map((r) => r.resource_id).join('\n') };
+}
+
+async function requestQuote(a: ParsedArgs, capability: string, usage: string) {
+  const latency = str(a, 'max-latency-ms');
+  const body = {
+    capability,
+    asset: assetOpt(a, usage) ?? 'USDC',
+    ...(str(a, 'max-price') ? { max_price: str(a, 'max-price') } : {}),
+    ...(latency ? { max_latency_ms: intArg(latency, '--max-latency-ms', 1) } : {}),
+  };
+  return { asset: body.asset, quote: expectShape(quoteDoc, await serviceJson('POST', `${marketUrl()}/api/v1/route/quote`, {}, body), 'market quote') };
+}
+
+const quoteText = (q: z.infer<typeof quoteDoc>, asset: string): string =>
+  [
+    `intent ${q.intent_id} for ${q.resource.resource_id} "${q.resource.name}" (${q.resource.method} ${q.resource.endpoint})`,
+    `  seller ${q.price.seller_price} + fee ${q.price.marketplace_fee} = ${q.price.total_price} ${asset}, quote expires ${new Date(q.expires_at * 1000).toISOString()}`,
+  ].join('\n');
+
+async function quoteCmd(a: ParsedArgs): Promise<CommandResult> {
+  const [capability] = positionals(a, 1, USAGE.quote);
+  const { asset, quote } = await requestQuote(a, capability!, USAGE.quote);
+  return { data: quote, text: quoteText(quote, asset), quiet: quote.intent_id };
+}
+
+async function buy(a: ParsedArgs): Promise<CommandResult> {
+  const [capability] = positionals(a, 1, USAGE.buy);
+  const asset = assetOpt(a, USAGE.buy) ?? 'USDC';
+  // The signer is read before anything is quoted: a missing key file costs no intent.
+  const signer: BuyerSigner = asset === 'USDC' ? { asset, evm: await readEvmKeyFile(required(a, 'key', 'USDC')) } : { asset, anm: await readWalletFile(required(a, 'wallet', 'ANM')) };
+  const { quote } = await requestQuote(a, capability!, USAGE.buy);
+  const legs = await legsFor(signer, quote.payment_requirements.accepts[0]!);
+  const idempotencyKey = str(a, 'idempotency-key') ?? randomUUID();
+  let doc: unknown;
+  try {
+    doc = await serviceJson('POST', `${marketUrl()}/api/v1/purchase`, { 'idempotency-key': idempotencyKey }, { intent_id: quote.intent_id, payment: { legs } });
+  } catch (e) {
+    throw explainRefusal(e, signer);
+  }
+  const p = expectShape(purchaseDoc, doc, 'market buy');
+  const header = p.seller_payment;
+  const text = [
+    quoteText(quote, asset),
+    `purchased: ${p.status} (idempotency-key ${idempotencyKey})`,
+    ...(header ? [`call the seller with the header:`, `  ${header.header}: ${header.value}`] : []),
+  ].join('\n');
+  return { data: { ...p, idempotency_key: idempotencyKey }, text, quiet: header?.value ?? '' };
+}
+
+function required(a: ParsedArgs, flag: 'key' | 'wallet', asset: string): string {
+  const v = str(a, flag);
+  if (!v) throw usageError(`--${flag} <file> is required to buy with ${asset}`, USAGE.buy);
+  return v;
+}
+
+/** The marketplace's refusal, with what to do about it where the CLI knows. */
+function explainRefusal(e: unknown, signer: BuyerSigner): unknown {
+  if (!(e instanceof CliError) || !/insufficient_balance/.test(e.message)) return e;
+  const hint =
+    signer.asset === 'USDC'
+      ? `anmpay usdc fund ${signer.evm.address} <usdc>`
+      : `anmpay wallet fund ${addressFromPublicKey(signer.anm.publicKey, NETWORKS.live.hrp)} <nanm> --network live`;
+  return new CliError(e.code, `${e.message}; fund the buyer with: ${hint}`);
+}

@@ -1,0 +1,56 @@
+/**
+ * The `idempotency-key` of `POST /api/v1/purchase` (ADR 0026): the merchant API's records and
+ * rules (ADR 0005: one row in `idempotency_keys` claimed by `anm_idem_claim`, the first
+ * response kept 24 hours and replayed byte for byte, another body under the key refused, a
+ * retry while the first attempt runs refused, an attempt silent for a minute taken over),
+ * scoped per purchase intent: the merchant column holds the intent id, the mode `market`.
+ */
+import type { Db } from '../../storage/db.ts';
+import type { ClaimRow } from '../merchant/gate-sql.ts';
+import { IdempotencyRecords } from '../merchant/idempotency-records.ts';
+
+const SCOPE = 'market';
+/** As the merchant API's (runtime/merchant/index.ts). */
+const TAKEOVER_AFTER_MS = 60_000;
+
+// Asynchronous commit as the gate's claims: a lost claim only lets a retry run the purchase
+// again, and a purchase with the same legs answers the same.
+const CLAIM_SQL = `SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
+  CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c`;
+
+export type PurchaseClaim =
+  | { outcome: 'claimed' }
+  | { outcome: 'reused' }
+  | { outcome: 'in_flight' }
+  | { outcome: 'replay'; status: number; headers: Record<string, string>; body: Buffer };
+
+export class PurchaseKeys {
+  private readonly records: IdempotencyRecords;
+
+  constructor(private readonly db: Db) {
+    this.records = new IdempotencyRecords(db);
+  }
+
+  /** Claims `key` for this intent and request fingerprint, or says why the request must not run. */
+  async claim(intentId: string, key: string, requestHash: string): Promise<PurchaseClaim> {
+    const { rows } = await this.db.query<ClaimRow>(CLAIM_SQL, [intentId, key, requestHash, TAKEOVER_AFTER_MS]);
+    const c = rows[0]!;
+    if (c.claim === 'replay') return { outcome: 'replay', status: c.status!, headers: c.headers ?? {}, body: Buffer.from(c.body!) };
+    return { outcome: c.claim };
+  }
+
+  /** The first response, kept for replays. */
+  done(intentId: string, key: string, status: number, headers: Record<string, string>, body: string): Promise<void> {
+    return this.records.done(intentId, SCOPE, key, status, headers, body);
+  }
+
+  /** The attempt was refused or failed: nothing was recorded as paid, so a retry runs afresh. */
+  release(intentId: string, key: string): Promise<void> {
+    return this.records.release(intentId, SCOPE, key);
+  }
+
+  /** Records past 24 hours (the claim already ignores them). */
+  sweep(): Promise<number> {
+    return this.records.sweep();
+  }
+}
