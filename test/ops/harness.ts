@@ -1,0 +1,92 @@
+/**
+ * The whole service in-process for the operator console tests (embedded PGlite, in-process bus,
+ * devnet mining only on request), a known operator token, and a cookie-keeping client that
+ * logs in the way the login page does (visitor CSRF token from the page, then the token posted
+ * as JSON).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startServices, type Services } from '../../bin/services.ts';
+import { loadConfig } from '../../runtime/config.ts';
+
+export interface OpsHarness {
+  services: Services;
+  svc: string;
+  operatorToken: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startOpsServices(): Promise<OpsHarness> {
+  const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'anm-ops-'));
+  const config = loadConfig({
+    ANMPAY_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    MARKETPLACE_PORT: '0',
+    DEVNET_PORT: '0',
+    DEVNET_BLOCK_MS: '0',
+    LOG_LEVEL: 'silent',
+    ANMPAY_OPERATOR_TOKEN: operatorToken,
+    ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
+  });
+  const services = await startServices(config);
+  return {
+    services,
+    svc: services.http!.url,
+    operatorToken,
+    dataDir,
+    async close() {
+      await services.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A browser-like client: keeps cookies, sends Origin on writes, carries the page's CSRF token. */
+export class OpsClient {
+  private cookies = new Map<string, string>();
+  csrf = '';
+
+  constructor(
+    readonly base: string,
+    private readonly origin = base,
+  ) {}
+
+  async fetch(p: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...init.headers };
+    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const method = init.method ?? 'GET';
+    if (method !== 'GET') {
+      headers.origin ??= this.origin;
+      if (init.csrf !== false && this.csrf) headers['x-csrf-token'] = this.csrf;
+    }
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.base}${p}`, { method, headers, redirect: 'manual', ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const [k, v] = pair!.split('=');
+      if (v === '' || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(k!);
+      else this.cookies.set(k!, v!);
+    }
+    return res;
+  }
+
+  /** The data block of a console page. */
+  static pageData(html: string): Record<string, unknown> {
+    const m = /<script type="application\/json" id="anm-ops-data">([\s\S]*?)<\/script>/.exec(html);
+    if (!m) throw new Error('no page data');
+    return JSON.parse(m[1]!) as Record<string, unknown>;
+  }
+
+  async login(token: string): Promise<Response> {
+    const page = await this.fetch('/ops/login');
+    this.csrf = String(OpsClient.pageData(await page.text()).csrf);
+    const res = await this.fetch('/ops/login', { method: 'POST', body: { token } });
+    if (res.ok) this.csrf = String(((await res.clone().json()) as { csrf: string }).csrf);
+    return res;
+  }
+}
