@@ -67,7 +67,8 @@ export function guardName(g: unknown): string | null {
     if (Array.isArray(fn.guards) && (fn.name === 'and' || fn.name === 'or' || fn.name === 'not')) {
       return `${fn.name}(${fn.guards.map((x) => guardName(x) ?? '?').join(', ')})`;
     }
-    return fn.name ? fn.name : 'inline';
+    // `guard: () => …` takes its name from the property: that names nothing.
+    return fn.name && fn.name !== 'guard' ? fn.name : 'inline';
   }
   if (typeof g === 'object' && 'type' in g && typeof g.type === 'string') return g.type;
   return 'inline';

@@ -99,7 +99,17 @@ export class AnmStatechart extends LitElement {
     this.chart = null;
     this.active = [];
     this.from = null;
-    this.fit = true;
+    this.fit = false;
+  }
+
+  /** At actual size the chart is wider than the page: keep the current state in the middle of the frame. */
+  override updated(changed: Map<string, unknown>): void {
+    if (this.fit || !(changed.has('active') || changed.has('fit') || changed.has('chart'))) return;
+    const frame = this.renderRoot.querySelector<HTMLElement>('.frame');
+    const id = this.active.at(-1);
+    const s = this.chart?.states.find((x) => x.id === id);
+    if (!frame || !s) return;
+    frame.scrollTo({ left: Math.max(0, s.x + s.width / 2 - frame.clientWidth / 2), top: Math.max(0, s.y + s.height / 2 - frame.clientHeight / 2), behavior: changed.has('chart') ? 'instant' : 'smooth' });
   }
 
   private drawState(s: ChartState) {
