@@ -75,6 +75,10 @@ export class OpsClient {
     return res;
   }
 
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
   /** The data block of a console page. */
   static pageData(html: string): Record<string, unknown> {
     const m = /<script type="application\/json" id="anm-ops-data">([\s\S]*?)<\/script>/.exec(html);
