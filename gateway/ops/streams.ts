@@ -12,7 +12,7 @@ import { activeStates } from '../../runtime/ops/graph.ts';
 import { AppError } from '../errors.ts';
 import type { OpsConsoleDeps } from './deps.ts';
 import { OverviewHub } from './overview-hub.ts';
-import { openSse, type SseStream } from './sse.ts';
+import { openSse, type SseStream } from '../http/sse.ts';
 
 export function opsStreams(app: FastifyInstance, d: OpsConsoleDeps): OverviewHub {
   const open = new Set<SseStream>();
@@ -58,16 +58,17 @@ export function opsStreams(app: FastifyInstance, d: OpsConsoleDeps): OverviewHub
   });
 
   app.get('/ops/streams/overview', { exposeHeadRoute: false }, async (req, reply) => {
-    let stream: SseStream | undefined;
+    // The listener is attached before the response is taken over (attaching may fail: a 500, not a broken stream).
+    const to: { stream?: SseStream } = {};
     const { current, detach } = await hub.attach({
-      transition: (t) => stream?.send('transition', t),
-      overview: (o) => stream?.send('overview', o),
+      transition: (t) => to.stream?.send('transition', t),
+      overview: (o) => to.stream?.send('overview', o),
     });
     const s = openSse(req, reply, () => {
       detach();
       open.delete(s);
     });
-    stream = s;
+    to.stream = s;
     open.add(s);
     s.send('overview', current);
     return reply;

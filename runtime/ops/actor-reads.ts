@@ -119,7 +119,9 @@ export class ActorReads {
     const more = rows.length > opts.limit;
     const page = rows.slice(0, opts.limit);
     const seqs = page.map((r) => r.seq);
-    const [outbox, timers] = seqs.length ? await Promise.all([this.outboxBySeq(actorId, seqs), this.timersBySeq(actorId, seqs)]) : [new Map(), new Map()];
+    const [outbox, timers] = seqs.length
+      ? await Promise.all([this.outboxBySeq(actorId, seqs), this.timersBySeq(actorId, seqs)])
+      : [new Map<number, JournalEntry['outbox']>(), new Map<number, JournalEntry['timers']>()];
     const entries = page.map(
       (r): JournalEntry => ({
         seq: r.seq,

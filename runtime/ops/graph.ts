@@ -127,7 +127,7 @@ export function extractGraph(machine: AnyStateMachine, meta: { kind: string; ver
     if (state) states.push(state);
     for (const child of Object.values(node.states)) visit(child, node);
   };
-  visit(machine.root as unknown as NodeLike, null);
+  visit(machine.root, null);
   return { kind: meta.kind, version: meta.version, machineId: machine.id, states, edges: edges.filter((e) => e.source !== '(root)'), events: [...events].sort() };
 }
 

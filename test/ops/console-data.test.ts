@@ -136,7 +136,7 @@ describe('live streams', () => {
   it('200 overview and 200 actor streams: a commit reaches every one with no database read per stream', { timeout: 120_000 }, async () => {
     const id = ids.b![1]!;
     const cookie = c.cookieHeader();
-    const streams = [];
+    const streams: Array<Awaited<ReturnType<typeof listen>>> = [];
     for (let i = 0; i < 200; i++) streams.push(await listen('/ops/streams/overview', cookie), await listen(`/ops/streams/actors/${id}`, cookie));
     try {
       await waitFor(async () => streams.every((s) => s.events.length >= 1), 30_000, 'every stream opened');

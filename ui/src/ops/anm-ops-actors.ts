@@ -51,7 +51,10 @@ export class AnmOpsActors extends LitElement {
   private submit(e: SubmitEvent): void {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
-    const get = (k: string) => String(form.get(k) ?? '').trim();
+    const get = (k: string) => {
+      const v = form.get(k);
+      return typeof v === 'string' ? v.trim() : '';
+    };
     this.filter = { kind: get('kind'), state: get('state'), merchant: get('merchant'), prefix: get('prefix') };
     history.replaceState(null, '', `/ops/actors?${this.query()}`);
     void this.load();

@@ -21,7 +21,8 @@ export class AnmOpsLogin extends LitElement {
   private async submit(e: SubmitEvent): Promise<void> {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
-    const token = String(new FormData(form).get('token') ?? '');
+    const v = new FormData(form).get('token');
+    const token = typeof v === 'string' ? v : '';
     this.busy = true;
     this.error = null;
     try {

@@ -1,6 +1,7 @@
 /**
- * A Server-Sent Events response for the console's streams: takes the reply over, writes named
- * events, keeps proxies awake with comments, and runs `onClose` once whichever side ends it.
+ * A Server-Sent Events response (checkout and operator console streams): takes the reply
+ * over, writes named events, keeps proxies awake with `: hb` comments, and runs `onClose` once
+ * whichever side ends it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
