@@ -6,19 +6,11 @@
  * its own: 200 streams cost what one does.
  */
 import type { SnapshotFeedItem } from '../../runtime/engine/actor-types.ts';
-import type { Overview } from '../../runtime/ops/overview.ts';
+import type { Overview, TransitionItem } from '../../machines/kit/console-view.ts';
 
 export interface OverviewListener {
   transition(t: TransitionItem): void;
   overview(o: Overview): void;
-}
-
-export interface TransitionItem {
-  actor_id: string;
-  kind: string;
-  state: string;
-  version: number;
-  event: string;
 }
 
 export interface OverviewHubOptions {

@@ -4,24 +4,7 @@
  * indexed range scan, so a 10,000-entry journal costs the same as a short one.
  */
 import type { Db, SqlParam } from '../../storage/db.ts';
-import type { PersistedSnapshot } from '../../machines/kit/step.ts';
-
-export interface ActorSummary {
-  id: string;
-  kind: string;
-  state: string;
-  merchant: string | null;
-  mode: string | null;
-  version: number;
-  updated_at: string;
-}
-
-export interface ActorRow extends ActorSummary {
-  machine: string;
-  machine_version: number;
-  snapshot: PersistedSnapshot;
-  created_at: string;
-}
+import type { ActorRow, ActorSummary, JournalEntry, OutboxRow, Page, TimerRow } from '../../machines/kit/console-view.ts';
 
 export interface ActorFilter {
   kind?: string | undefined;
@@ -32,43 +15,6 @@ export interface ActorFilter {
   /** The last id of the previous page: pages go by id, ascending. */
   after?: string | undefined;
   limit: number;
-}
-
-export interface JournalEntry {
-  seq: number;
-  event_id: string;
-  type: string;
-  event: Record<string, unknown>;
-  state_before: string | null;
-  state_after: string;
-  at: string;
-  /** Outbox rows this step wrote that are still retained (webhooks; published rows age out). */
-  outbox: Array<{ msg_id: string; subject: string; published_at: string | null }>;
-  /** Timers this step scheduled that are still set (their generation is this seq). */
-  timers: Array<{ name: string; fire_at: string }>;
-}
-
-export interface TimerRow {
-  name: string;
-  event_type: string;
-  fire_at: string;
-  generation: number;
-  fired_at: string | null;
-}
-
-export interface OutboxRow {
-  id: string;
-  msg_id: string;
-  subject: string;
-  payload: unknown;
-  created_at: string;
-  published_at: string | null;
-}
-
-export interface Page<T> {
-  rows: T[];
-  /** Pass back to get the next page; null on the last one. */
-  next: string | null;
 }
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));

@@ -4,42 +4,9 @@
  * own: states and nested states, transitions by event with their guards named.
  */
 import type { AnyStateMachine } from 'xstate';
+import type { GraphEdge, GraphState, GraphTransition, StateGraph } from '../../machines/kit/console-view.ts';
 
-export interface GraphState {
-  /** Path from the root, dot-separated (`PAID`, `open.idle`): what the snapshot value names. */
-  id: string;
-  key: string;
-  parent: string | null;
-  type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
-  initial: boolean;
-  /** Events this state handles without leaving it (targetless transitions), with their guards. */
-  internal: GraphTransition[];
-}
-
-export interface GraphTransition {
-  event: string;
-  /** Guard as written (`legsShort`, `and(a, not(b))`), or null for none. */
-  guard: string | null;
-}
-
-/** Every transition from one state to another, drawn as one arrow. */
-export interface GraphEdge {
-  id: string;
-  source: string;
-  target: string;
-  /** One per event, its guards the alternatives that lead this way (`a | b | else`). */
-  on: GraphTransition[];
-}
-
-export interface StateGraph {
-  kind: string;
-  version: number;
-  machineId: string;
-  states: GraphState[];
-  edges: GraphEdge[];
-  /** Every event type the machine reacts to, sorted. */
-  events: string[];
-}
+export type { GraphEdge, GraphState, GraphTransition, StateGraph };
 
 /** The parts of an XState state node read here (its public runtime shape). */
 interface NodeLike {

@@ -6,31 +6,9 @@
  */
 import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
-import type { GraphEdge, GraphState, StateGraph } from './graph.ts';
+import type { GraphEdge, LaidEdge, LaidGraph, LaidState, StateGraph } from '../../machines/kit/console-view.ts';
 
-export interface Point {
-  x: number;
-  y: number;
-}
-
-export interface LaidState extends GraphState {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface LaidEdge extends GraphEdge {
-  points: Point[];
-  label: { x: number; y: number; width: number; height: number; lines: string[] } | null;
-}
-
-export interface LaidGraph extends Omit<StateGraph, 'states' | 'edges'> {
-  width: number;
-  height: number;
-  states: LaidState[];
-  edges: LaidEdge[];
-}
+export type { LaidGraph };
 
 /** Text metrics for the 12 px system font the page draws with (a little generous). */
 const CHAR_W = 7;

@@ -4,17 +4,10 @@
  * network's indexer head with its lag behind the node. A handful of aggregate queries, run
  * once per refresh for every open overview (gateway/ops/overview-hub.ts), never per stream.
  */
+import type { Overview } from '../../machines/kit/console-view.ts';
 import type { Db } from '../../storage/db.ts';
 
-export interface Overview {
-  at: string;
-  actors: Array<{ kind: string; state: string; count: number }>;
-  recent: Array<{ actor_id: string; kind: string; seq: number; type: string; state_before: string | null; state_after: string; at: string }>;
-  outbox: { pending: number; oldest_lag_ms: number | null };
-  timers: { due: number; pending: number; oldest_due_lag_ms: number | null };
-  webhooks: Array<{ endpoint: string; merchant: string; mode: string; url: string; status: string; failing: number; last_error: string | null; last_status: number | null }>;
-  indexers: Array<{ network: string; height: number; updated_at: string; node_height: number | null; lag_blocks: number | null }>;
-}
+export type { Overview };
 
 /** The node's current height per network, where the process can ask one. */
 export type ChainTips = Record<string, () => Promise<number>>;

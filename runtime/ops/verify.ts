@@ -5,24 +5,12 @@
  * the two part, which is where to look.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { VerifyResult } from '../../machines/kit/console-view.ts';
 import type { EventBase } from '../../machines/kit/durable.ts';
+
+export type { VerifyResult };
 import { replay, type PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { MachineRegistry } from '../engine/registry.ts';
-
-export interface VerifyResult {
-  actor_id: string;
-  kind: string;
-  equal: boolean;
-  events: number;
-  stored_version: number;
-  /** The machine version the stored row names and the one replayed with. */
-  machine_version: { stored: number; replayed: number };
-  /** Where replayed and stored first differ (`context.tx.hash`), with both values; null when equal. */
-  difference: { path: string; stored: unknown; replayed: unknown } | null;
-  /** Why the replay could not run (an event the machine no longer accepts, an empty journal). */
-  error: string | null;
-  ms: number;
-}
 
 /** The parts both snapshots carry; what `persist` writes (machines/kit/step.ts). */
 function comparable(s: PersistedSnapshot): Record<string, unknown> {

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inProcessConfig } from '../helpers/service-config.ts';
 import { startServices, type Services } from '../../bin/services.ts';
-import { loadConfig } from '../../runtime/config.ts';
 
 export interface OpsHarness {
   services: Services;
@@ -22,17 +22,7 @@ export interface OpsHarness {
 export async function startOpsServices(): Promise<OpsHarness> {
   const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'anm-ops-'));
-  const config = loadConfig({
-    ANMPAY_DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    MARKETPLACE_PORT: '0',
-    DEVNET_PORT: '0',
-    DEVNET_BLOCK_MS: '0',
-    LOG_LEVEL: 'silent',
-    ANMPAY_OPERATOR_TOKEN: operatorToken,
-    ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
-  });
+  const config = inProcessConfig(dataDir, operatorToken);
   const services = await startServices(config);
   return {
     services,
