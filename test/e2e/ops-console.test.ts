@@ -113,14 +113,14 @@ describe.skipIf(skipBrowser)('operator console in headless Chromium', () => {
       await journalRows(page).nth(49).waitFor();
       runs.push(performance.now() - t0);
     }
-    const best = Math.min(...runs);
+    const median = [...runs].sort((a, b) => a - b)[1]!;
     console.log(`[ops] actor page with a 10,000-entry journal: ${runs.map((r) => `${r.toFixed(0)} ms`).join(', ')} (navigation to statechart lit + first 50 journal rows)`);
     expect(await journalRows(page).count()).toBe(50);
     expect(await journalRows(page).first().getAttribute('data-seq')).toBe('10001');
     await page.locator('anm-ops-journal #older').click();
     await page.locator('anm-ops-journal tbody tr[data-seq="9951"]').waitFor();
     await shot(page, 'ops-07-long-journal');
-    expect(best).toBeLessThan(1000);
+    expect(median).toBeLessThan(1000);
     await page.close();
   });
 });
