@@ -25,6 +25,7 @@ async function api(key: string, method: string, p: string, body?: unknown): Prom
 
 beforeAll(async () => {
   h = await startOpsServices();
+  console.log(`[ops] backends: ${h.backend}`);
   for (const name of ['a', 'b']) {
     const m = await api(h.operatorToken, 'POST', '/ops/api/merchants', { name: `Shop ${name}` });
     keys[name] = (m.keys as { test: { secret: string } }).test.secret;

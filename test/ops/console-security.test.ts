@@ -21,6 +21,7 @@ let intentId: string;
 
 beforeAll(async () => {
   h = await startOpsServices();
+  console.log(`[ops] backends: ${h.backend}`);
   const m = await fetch(`${h.svc}/ops/api/merchants`, { method: 'POST', headers: { authorization: `Bearer ${h.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Sec shop' }) });
   const made = (await m.json()) as { merchant_id: string; keys: { test: { secret: string } } };
   merchantId = made.merchant_id;

@@ -1,5 +1,6 @@
 /**
- * The whole service in-process for the operator console tests (embedded PGlite, in-process bus,
+ * The whole service in-process for the operator console tests (PostgreSQL + NATS in a schema and
+ * namespace of its own when the global setup found them, PGlite + the in-process bus otherwise;
  * devnet mining only on request), a known operator token, and a cookie-keeping client that
  * logs in the way the login page does (visitor CSRF token from the page, then the token posted
  * as JSON).
@@ -8,10 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { DATABASE_URL, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { startServices, type Services } from '../../bin/services.ts';
 
 export interface OpsHarness {
+  backend: 'PostgreSQL + NATS' | 'PGlite + in-process bus';
   services: Services;
   svc: string;
   operatorToken: string;
@@ -22,15 +26,24 @@ export interface OpsHarness {
 export async function startOpsServices(): Promise<OpsHarness> {
   const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'anm-ops-'));
-  const config = inProcessConfig(dataDir, operatorToken);
+  const schema = uniqueName('ops');
+  const real = realAvailable;
+  const config = inProcessConfig(dataDir, operatorToken, real ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {});
   const services = await startServices(config);
   return {
+    backend: real ? 'PostgreSQL + NATS' : 'PGlite + in-process bus',
     services,
     svc: services.http!.url,
     operatorToken,
     dataDir,
     async close() {
       await services.stop();
+      if (real) {
+        const c = new pg.Client({ connectionString: DATABASE_URL });
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await c.end();
+      }
       await rm(dataDir, { recursive: true, force: true });
     },
   };
