@@ -84,6 +84,36 @@ describe('actor list and journal', () => {
   });
 });
 
+describe('overview', () => {
+  it('counts actors by kind and state, lists recent transitions, backlogs, failing endpoints and indexer heads', async () => {
+    const a = keys.a_id!;
+    const db = h.services.db;
+    await db.query(`INSERT INTO webhook_endpoints (id, merchant, mode, url, status) VALUES ('we_ops_1', $1, 'test', 'https://hooks.example/x', 'active')`, [a]);
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, event_id, endpoint, merchant, mode, status, attempts, last_status, last_error)
+       VALUES ('wd_ops_1', 'evt_1', 'we_ops_1', $1, 'test', 'failed', 8, 500, 'server error'), ('wd_ops_2', 'evt_2', 'we_ops_1', $1, 'test', 'pending', 2, 502, 'bad gateway')`,
+      [a],
+    );
+    const o = (await (await c.fetch('/ops/data/overview')).json()) as {
+      actors: Array<{ kind: string; state: string; count: number }>;
+      recent: Array<{ actor_id: string; type: string }>;
+      timers: { pending: number };
+      outbox: { pending: number };
+      webhooks: Array<{ endpoint: string; failing: number; url: string }>;
+      indexers: Array<{ network: string; height: number; node_height: number | null; lag_blocks: number | null }>;
+    };
+    const count = (state: string) => o.actors.find((r) => r.kind === 'payment_intent' && r.state === state)?.count ?? 0;
+    const { rows } = await db.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM actors WHERE kind = 'payment_intent' GROUP BY state`);
+    for (const r of rows) expect([r.state, count(r.state)]).toEqual([r.state, r.n]);
+    expect(count('EXPIRED')).toBeGreaterThanOrEqual(2);
+    expect(o.recent.length).toBeGreaterThan(0);
+    expect(o.timers.pending).toBeGreaterThan(0); // each awaiting intent has its expiry timer
+    expect(o.webhooks).toEqual([expect.objectContaining({ endpoint: 'we_ops_1', failing: 2, url: 'https://hooks.example/x' })]);
+    expect(o.indexers.map((i) => i.network).sort()).toEqual(['live', 'test']);
+    for (const i of o.indexers) expect(i.node_height).not.toBeNull();
+  });
+});
+
 /** An SSE client that collects named events. */
 function listen(p: string, cookie: string): Promise<{ events: Array<{ event: string; data: unknown }>; close: () => void }> {
   return new Promise((resolve, reject) => {
