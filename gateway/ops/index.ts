@@ -32,6 +32,13 @@ export default async function opsConsole(app: FastifyInstance, opts: { ops: OpsC
     opsData(guarded, d);
     opsStreams(guarded, d);
   });
-  // The payment intent's chart takes ELK a second or two: lay every kind out now, not on the first page view.
-  for (const kind of d.console.kinds()) void d.console.layout(kind).catch(() => undefined);
+  // The payment intent's chart takes ELK a second or two (in a worker thread): every kind is laid
+  // out when the console is first visited (the login or overview page), not on each actor page,
+  // and not at start-up, where processes that never serve /ops would pay it.
+  let warmed = false;
+  app.addHook('onRequest', async () => {
+    if (warmed) return;
+    warmed = true;
+    for (const kind of d.console.kinds()) void d.console.layout(kind).catch(() => undefined);
+  });
 }

@@ -3,7 +3,10 @@
  * version: the browser gets boxes and polylines in absolute coordinates and only draws them,
  * so it never loads the layout engine. Nested states are ELK children of their parent; every
  * edge sits at the root with hierarchy handling on, so its points are in root coordinates.
+ * ELK runs in a worker thread (elk-worker.js): its layout is synchronous and long.
  */
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { GraphEdge, LaidEdge, LaidGraph, LaidState, StateGraph } from '../../machines/kit/console-view.ts';
@@ -70,9 +73,56 @@ function collect(node: ElkNode, dx: number, dy: number, out: Map<string, { x: nu
   }
 }
 
+const WORKER = new URL('./elk-worker.js', import.meta.url);
+
+/**
+ * One worker thread for the layouts in flight, gone when none is: a process lays out each
+ * machine kind once, so the thread lives through the first visit's few layouts and no longer.
+ */
+class ElkThread {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (n: ElkNode) => void; reject: (e: Error) => void }>();
+  private seq = 0;
+
+  run(root: ElkNode): Promise<ElkNode> {
+    // A compiled build that does not ship the worker file lays out in-process.
+    if (!existsSync(WORKER)) return new ELK().layout(root);
+    const w = (this.worker ??= this.start());
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      w.postMessage({ id, graph: root });
+    });
+  }
+
+  private start(): Worker {
+    const w = new Worker(WORKER);
+    w.unref();
+    w.on('message', (m: { id: number; laid?: ElkNode; error?: string }) => {
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.laid) p?.resolve(m.laid);
+      else p?.reject(new Error(`ELK layout failed: ${m.error ?? 'no result'}`));
+      if (this.pending.size === 0) this.stop();
+    });
+    w.on('error', (err) => {
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+      this.stop();
+    });
+    return w;
+  }
+
+  private stop(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+}
+
+const thread = new ElkThread();
+
 export async function layoutGraph(graph: StateGraph): Promise<LaidGraph> {
-  const elk = new ELK();
-  const laid = await elk.layout(toElk(graph));
+  const laid = await thread.run(toElk(graph));
   const boxes = new Map<string, { x: number; y: number; width: number; height: number }>();
   collect(laid, 0, 0, boxes);
   const states = graph.states.map((s): LaidState => ({ ...s, ...(boxes.get(s.id) ?? { x: 0, y: 0, width: 0, height: 0 }) }));
