@@ -111,7 +111,7 @@ export class AnmOpsActor extends LitElement {
     return html`<h1 class="mono">${a.id}</h1>
       <dl>
         <dt>Kind</dt><dd>${a.kind} (machine ${a.machine} v${a.machine_version})</dd>
-        <dt>State</dt><dd><strong data-current-state=${a.state}>${a.state}</strong> <span class="muted">version ${a.version}</span></dd>
+        <dt>State</dt><dd aria-live="polite"><strong data-current-state=${a.state}>${a.state}</strong> <span class="muted">version ${a.version}</span></dd>
         <dt>Merchant</dt><dd class="mono">${a.merchant ?? '—'} ${a.mode ? `(${a.mode})` : ''}</dd>
         <dt>Created</dt><dd>${when(a.created_at)}</dd>
         <dt>Live</dt><dd>${this.stream.live ? html`<span class="badge ok">following</span>` : html`<span class="badge">connecting</span>`}</dd>

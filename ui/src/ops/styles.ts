@@ -87,6 +87,12 @@ export const opsStyles = [
     a {
       color: var(--anm-accent);
     }
+    @media (max-width: 700px) {
+      table {
+        display: block;
+        overflow-x: auto;
+      }
+    }
   `,
 ];
 
