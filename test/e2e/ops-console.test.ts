@@ -55,6 +55,8 @@ describe.skipIf(skipBrowser)('operator console in headless Chromium', () => {
     await shot(page, 'ops-01-overview');
 
     await page.goto(`${e.svc}/ops/actors?kind=payment_intent`);
+    await page.locator(`anm-ops-actors a[href="/ops/actors/${intent.id}"]`).waitFor();
+    await shot(page, 'ops-01b-actors');
     await page.locator(`anm-ops-actors a[href="/ops/actors/${intent.id}"]`).click();
     await lit(page, 'AWAITING_PAYMENT').waitFor();
     await page.locator('anm-ops-actor .badge.ok', { hasText: 'following' }).waitFor();
