@@ -79,13 +79,15 @@ describe.skipIf(skipBrowser)('operator console in headless Chromium', () => {
 
     await page.locator('anm-ops-actor #verify').click();
     await page.locator('anm-ops-actor [data-verdict="equal"]').waitFor({ timeout: 10_000 });
+    await page.locator('anm-ops-actor #verify:not([disabled])').waitFor();
     await shot(page, 'ops-05-verify-equal');
 
     // Test only: a snapshot the journal does not explain.
-    await e.services.db.query(`UPDATE actors SET snapshot = jsonb_set(snapshot, '{context,amount}', '"999"') WHERE id = $1`, [intent.id]);
+    await e.services.db.query(`UPDATE actors SET snapshot = jsonb_set(snapshot, '{context,merchant_amount}', '"999"') WHERE id = $1`, [intent.id]);
     await page.locator('anm-ops-actor #verify').click();
     await page.locator('anm-ops-actor [data-verdict="different"]').waitFor({ timeout: 10_000 });
-    expect(await page.locator('anm-ops-actor [data-verdict="different"]').textContent()).toContain('context.amount');
+    expect(await page.locator('anm-ops-actor [data-verdict="different"]').textContent()).toContain('context.merchant_amount: stored "999", replayed "2450000000"');
+    await page.locator('anm-ops-actor #verify:not([disabled])').waitFor();
     await shot(page, 'ops-06-verify-different');
     expect(errors).toEqual([]);
     await page.close();

@@ -96,11 +96,12 @@ export class AnmOpsActor extends LitElement {
 
   private renderVerdict() {
     const v = this.verdict;
+    const shown = (x: unknown) => (x === undefined ? '(absent)' : JSON.stringify(x));
     if (this.failure) return html`<span class="badge bad" role="status">${this.failure}</span>`;
     if (!v) return nothing;
     if (v.equal) return html`<span class="badge ok" role="status" data-verdict="equal">Equal: ${v.events} events replayed give the stored snapshot (version ${v.stored_version})</span>`;
     return html`<span class="badge bad" role="status" data-verdict="different"
-      >Different${v.error ? `: replay failed: ${v.error}` : v.difference ? ` at ${v.difference.path}: stored ${JSON.stringify(v.difference.stored)}, replayed ${JSON.stringify(v.difference.replayed)}` : ''}</span
+      >Different${v.error ? `: replay failed: ${v.error}` : v.difference ? ` at ${v.difference.path}: stored ${shown(v.difference.stored)}, replayed ${shown(v.difference.replayed)}` : ''}</span
     >`;
   }
 
