@@ -31,6 +31,9 @@ import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer
 import { startChainRouter } from '../runtime/chain/indexer/router.ts';
 import { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import { loadOperatorToken } from '../runtime/operator-token.ts';
+import { OpsConsole } from '../runtime/ops/console.ts';
+import { LoginLimits } from '../runtime/sessions/login-limits.ts';
+import { SessionStore } from '../runtime/sessions/store.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
@@ -88,7 +91,8 @@ export async function startServices(config: Config): Promise<Services> {
     stops.push(() => bus.close());
     log(`roles: ${[...roles].join(', ')}; storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
 
-    const engine = new Engine({ db, bus, registry: machineRegistry(), ackWaitMs: config.NATS_ACK_WAIT_MS });
+    const registry = machineRegistry();
+    const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS });
     const runtime = roles.has('runtime');
     await engine.start({ feed: roles.has('gateway'), consumer: runtime, sweeper: runtime });
     stops.push(() => engine.stop());
@@ -142,6 +146,7 @@ export async function startServices(config: Config): Promise<Services> {
     let http: HttpEdge | undefined;
     if (roles.has('gateway')) {
       const merchant = await openMerchantServices(db, config);
+      const rpc = { test: new AnmRpcClient(testRpc), live: new AnmRpcClient(liveRpc) };
       const edge = await listening('PORT', config.HOST, config.PORT, () =>
         startHttp(
           {
@@ -154,7 +159,13 @@ export async function startServices(config: Config): Promise<Services> {
               rotationGraceMs: config.ANMPAY_WEBHOOK_ROTATION_GRACE_S * 1000,
               onRedeliver: () => webhooks?.worker.nudge(),
             },
-            chain: { test: new AnmRpcClient(testRpc), live: new AnmRpcClient(liveRpc) },
+            chain: rpc,
+            opsConsole: {
+              console: new OpsConsole(db, registry, { test: () => rpc.test.blockNumber(), live: () => rpc.live.blockNumber() }),
+              feed: engine.feed,
+              sessions: new SessionStore(db),
+              loginLimits: new LoginLimits(db),
+            },
             marketplaceUrl: () => marketplace && (config.PUBLIC_BASE_URL ? undefined : marketplace.url),
             dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
             logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },

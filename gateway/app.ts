@@ -18,6 +18,7 @@ import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
 import openapi from './routes/openapi.ts';
 import ops from './routes/ops.ts';
+import opsConsole from './ops/index.ts';
 import paymentIntents from './routes/payment-intents.ts';
 import refunds from './routes/refunds.ts';
 import { webhooksPlugin } from './webhooks-plugin.ts';
@@ -52,5 +53,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(openapi, opts);
   await app.register(docsSite, { openapi: () => openApiDocument(deps.baseUrl()) });
   await app.register(landing, { marketplaceUrl: deps.marketplaceUrl });
+  if (deps.opsConsole) await app.register(opsConsole, { ops: deps.opsConsole, operatorToken: deps.operatorToken, baseUrl: deps.baseUrl });
   return app;
 }

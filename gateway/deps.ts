@@ -10,6 +10,7 @@ import type { RateSource } from '../runtime/rates/rate-source.ts';
 import type { WebhooksPluginOptions } from './webhooks-plugin.ts';
 import type { RefundReads } from '../runtime/merchant/refund-reads.ts';
 import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
+import type { OpsConsoleDeps } from './ops/deps.ts';
 
 /** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
 export interface GatewayDeps {
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   /** Server pepper for key hashes and keyed intent ids. */
   pepper: Buffer;
   operatorToken: string;
+  /** The operator console at `/ops` (pages, data, live streams); absent, those paths are 404. */
+  opsConsole?: OpsConsoleDeps;
   /** Public base URL for `checkout_url`; a function because a test server learns its port late. */
   baseUrl: () => string;
   /** Where the marketplace answers, for the landing page's link (when this process runs it). */

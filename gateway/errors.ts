@@ -32,9 +32,11 @@ export const ERRORS = {
   url_unresolvable: { status: 400, message: 'The webhook URL host does not resolve.' },
   invalid_listing_signature: { status: 400, message: 'A listing signature is missing or was not made by the key that controls its pay_to.' },
   unauthorized: { status: 401, message: 'Invalid API key.' },
+  login_failed: { status: 401, message: 'Wrong email or password.' },
   invalid_payment: { status: 402, message: 'A payment leg does not verify against the quote.' },
   fee_leg_missing: { status: 402, message: 'The payment has no fee leg; a purchase needs both legs.' },
   forbidden: { status: 403, message: 'This operation is not allowed for this account or mode.' },
+  csrf_failed: { status: 403, message: 'The request did not carry this page\'s CSRF token or came from another site; reload the page and try again.' },
   not_found: { status: 404, message: 'No such resource.' },
   no_matching_resource: { status: 404, message: 'No listing matches the capability under the price and latency ceilings.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
@@ -108,10 +110,17 @@ export const FASTIFY_OWN_FAULTS_MARKED_4XX: readonly FastifyErrorName[] = [
   'FST_ERR_INVALID_URL',
 ];
 
+/** Refusals of the Fastify plugins we use (their own FST_ codes, not in Fastify's list). */
+export const PLUGIN_CLIENT_ERRORS: Record<string, ErrorCode> = {
+  // @fastify/csrf-protection: no session secret, or a missing or wrong token.
+  FST_CSRF_MISSING_SECRET: 'csrf_failed',
+  FST_CSRF_INVALID_TOKEN: 'csrf_failed',
+};
+
 /** The table code for a Fastify error code; anything not a client error is internal_error. */
 function fastifyErrorCode(code: string): ErrorCode | undefined {
   if (!code.startsWith('FST_')) return undefined;
-  return (FASTIFY_CLIENT_ERRORS as Record<string, ErrorCode>)[code] ?? 'internal_error';
+  return (FASTIFY_CLIENT_ERRORS as Record<string, ErrorCode>)[code] ?? PLUGIN_CLIENT_ERRORS[code] ?? 'internal_error';
 }
 
 // Runtime errors (runtime/errors.ts) by code: each is mapped here once. A TerminalError whose

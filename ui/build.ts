@@ -27,6 +27,9 @@ export interface UiBundle {
   /** The docs site's search box (`/docs/docs.js`) and its stylesheet, also the landing page's. */
   docsJs: Asset;
   docsCss: Asset;
+  /** The operator console (`/ops`): its elements and stylesheet. */
+  opsJs: Asset;
+  opsCss: Asset;
 }
 
 // The page's icon, so the browser's automatic /favicon.ico request is not what it falls back to.
@@ -61,12 +64,14 @@ function asset(name: string, ext: string, body: Buffer, contentType: string, has
 }
 
 export async function buildUi(): Promise<UiBundle> {
-  const [checkout, css, widget, docs, docsCss] = await Promise.all([
+  const [checkout, css, widget, docs, docsCss, ops, opsCss] = await Promise.all([
     one('src/checkout.ts', { format: 'esm', platform: 'browser', outfile: 'checkout.js' }),
     one('src/page.css', { loader: { '.css': 'css' }, outfile: 'page.css' }),
     one('widget/widget.ts', { format: 'iife', platform: 'browser', outfile: 'widget.js' }),
     one('src/docs/main.ts', { format: 'esm', platform: 'browser', outfile: 'docs.js' }),
     one('src/docs/docs.css', { loader: { '.css': 'css' }, outfile: 'docs.css' }),
+    one('src/ops/main.ts', { format: 'esm', platform: 'browser', outfile: 'ops.js' }),
+    one('src/ops/ops.css', { loader: { '.css': 'css' }, outfile: 'ops.css' }),
   ]);
   return {
     checkoutJs: asset('checkout', 'js', checkout, 'text/javascript; charset=utf-8', true),
@@ -76,6 +81,8 @@ export async function buildUi(): Promise<UiBundle> {
     // A stable URL (spec: `/docs/docs.js`), revalidated by ETag.
     docsJs: { ...asset('docs', 'js', docs, 'text/javascript; charset=utf-8', false), path: '/docs/docs.js' },
     docsCss: asset('docs', 'css', docsCss, 'text/css; charset=utf-8', true),
+    opsJs: asset('ops', 'js', ops, 'text/javascript; charset=utf-8', true),
+    opsCss: asset('ops', 'css', opsCss, 'text/css; charset=utf-8', true),
   };
 }
 
@@ -96,7 +103,7 @@ async function writeDist(): Promise<void> {
   await rm(dist, { recursive: true, force: true });
   await mkdir(path.join(dist, 'assets'), { recursive: true });
   await mkdir(path.join(dist, 'docs'), { recursive: true });
-  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss]) {
+  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss, b.opsJs, b.opsCss]) {
     await writeFile(path.join(dist, a.path), a.body);
     process.stdout.write(`${a.path.padEnd(40)} ${String(a.body.length).padStart(8)} bytes  etag ${a.etag}\n`);
   }

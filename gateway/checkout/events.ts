@@ -16,11 +16,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkoutChanged, checkoutFinalAt, toCheckoutStatus, type CheckoutStatusView } from '../../machines/payment-intent/checkout-view.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { openSse, type SseStream } from '../http/sse.ts';
 import type { CheckoutHub, IntentState } from './hub.ts';
 
 export const INTENT_ID = /^pay_[a-z2-7]{24}$/;
 export const HEARTBEAT_MS = 15_000;
-const RETRY_MS = 3_000;
 const DEFAULT_MAX_STREAMS = 10_000;
 const DEFAULT_MAX_PER_IP = 100;
 
@@ -31,22 +31,12 @@ export function lastEventId(req: FastifyRequest<{ Querystring: { last_event_id?:
   return v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : null;
 }
 
-function frame(view: CheckoutStatusView): string {
-  return `id: ${view.version}\nevent: status\ndata: ${JSON.stringify(view)}\n\n`;
-}
-
-const END = 'event: end\ndata: {"reason":"final"}\n\n';
-
-interface OpenStream {
-  close(): void;
-}
-
 export function checkoutEvents(app: FastifyInstance, d: GatewayDeps, hub: CheckoutHub): void {
   const now = d.now ?? Date.now;
   const heartbeatMs = d.checkoutStreams?.heartbeatMs ?? HEARTBEAT_MS;
   const maxStreams = d.checkoutStreams?.maxStreams ?? DEFAULT_MAX_STREAMS;
   const maxPerIp = d.checkoutStreams?.maxPerIp ?? DEFAULT_MAX_PER_IP;
-  const open = new Set<OpenStream>();
+  const open = new Set<SseStream>();
   const perIp = new Map<string, number>();
 
   // Streams never end by themselves: end them so close() does not wait on them.
@@ -93,42 +83,24 @@ export function checkoutEvents(app: FastifyInstance, d: GatewayDeps, hub: Checko
         return reply.code(204).header('Cache-Control', 'no-store').send();
       }
 
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-        'X-Accel-Buffering': 'no',
-        Connection: 'keep-alive',
-      });
-      res.socket?.setNoDelay(true);
-      res.write(`retry: ${RETRY_MS}\n\n`);
-
       let finalTimer: ReturnType<typeof setTimeout> | undefined;
-      const heartbeat = setInterval(() => res.write(': hb\n\n'), heartbeatMs);
-      heartbeat.unref();
-      let done = false;
-      const stream: OpenStream = {
-        close() {
-          if (done) return;
-          done = true;
-          clearInterval(heartbeat);
+      const stream = openSse(
+        req,
+        reply,
+        () => {
           clearTimeout(finalTimer);
           detach();
           releaseIp();
           open.delete(stream);
-          if (!res.writableEnded) res.end();
         },
-      };
+        heartbeatMs,
+      );
       open.add(stream);
-      req.raw.on('close', () => stream.close());
-      res.on('error', () => stream.close());
+      const send = (view: CheckoutStatusView) => stream.send('status', view, view.version);
 
       let state = current;
       const finish = () => {
-        res.write(END);
+        stream.send('end', { reason: 'final' });
         stream.close();
       };
       /** An EXPIRED or FAILED intent becomes final when its late-payment watch ends, with no event. */
@@ -141,17 +113,17 @@ export function checkoutEvents(app: FastifyInstance, d: GatewayDeps, hub: Checko
         finalTimer.unref();
       };
       const update = (s: IntentState, force = false) => {
-        if (done) return;
+        if (stream.closed) return;
         if (!force && s.version <= last.version) return;
         state = s;
         const next = toCheckoutStatus(s.ctx, s.status, { version: s.version, event: s.event, now: now() });
-        if (checkoutChanged(last, next)) res.write(frame(next));
+        if (checkoutChanged(last, next)) send(next);
         last = next;
         if (next.final) finish();
         else armFinalTimer();
       };
 
-      if (since === null || last.version > since) res.write(frame(last));
+      if (since === null || last.version > since) send(last);
       if (last.final) {
         finish();
         return reply;

@@ -19,6 +19,7 @@ export const CreateMerchantRequest = z
 export const CreatedMerchant = z
   .strictObject({
     merchant_id: z.string(),
+    handle: z.string(),
     dashboard: z.strictObject({ email: z.string(), password: z.string() }),
     keys: z.strictObject({ test: keyPair, live: keyPair }),
   })

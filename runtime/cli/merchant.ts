@@ -2,7 +2,7 @@
  * `anmpay merchant create --name <name> [--email <email>] [--json]` and
  * `anmpay merchant suspend|activate <merchant_id> [--json]`, through the operator API.
  * `create --json` prints exactly
- * {"merchant_id","dashboard":{"email","password"},"keys":{"test":{"secret","publishable"},"live":{"secret","publishable"}}};
+ * {"merchant_id","handle","dashboard":{"email","password"},"keys":{"test":{"secret","publishable"},"live":{"secret","publishable"}}};
  * the password and the secret keys are shown this once.
  */
 import { z } from 'zod';
@@ -17,6 +17,7 @@ const USAGE = groupUsage('merchant');
 const pair = z.strictObject({ secret: z.string(), publishable: z.string() });
 const created = z.strictObject({
   merchant_id: z.string(),
+  handle: z.string(),
   dashboard: z.strictObject({ email: z.string(), password: z.string() }),
   keys: z.strictObject({ test: pair, live: pair }),
 });
@@ -37,6 +38,7 @@ async function run(argv: string[]): Promise<CommandResult> {
     const m = expectShape(created, await opsCall('POST', '/ops/api/merchants', { name, ...(email ? { email } : {}) }), 'merchant create');
     const text = [
       `merchant ${m.merchant_id} created (shown once, keep it)`,
+      `  handle             ${m.handle}`,
       `  dashboard login    ${m.dashboard.email} / ${m.dashboard.password}`,
       `  test secret        ${m.keys.test.secret}`,
       `  test publishable   ${m.keys.test.publishable}`,

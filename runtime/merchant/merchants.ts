@@ -26,11 +26,14 @@ export interface NewMerchant {
   success_url?: string | null | undefined;
   cancel_url?: string | null | undefined;
   allowed_origins?: string[] | undefined;
+  /** Public handle (`[a-z0-9-]{3,40}`); defaults from the name, made unique with the id. */
+  handle?: string | undefined;
 }
 
 /** Shown once: `anmpay merchant create --json` prints exactly this. */
 export interface CreatedMerchant {
   merchant_id: string;
+  handle: string;
   dashboard: { email: string; password: string };
   keys: Record<Mode, { secret: string; publishable: string }>;
 }
@@ -57,6 +60,8 @@ export class MerchantConflict extends TerminalError {
 }
 
 const MODES: readonly Mode[] = ['test', 'live'];
+
+export const HANDLE_PATTERN = /^[a-z0-9-]{3,40}$/;
 
 function slug(name: string): string {
   return (
@@ -89,11 +94,12 @@ export class Merchants {
     const password = input.password ?? generatePassword();
     const clash = await q.query(`SELECT 1 FROM merchants WHERE email = $1`, [email]);
     if (clash.rowCount > 0) throw new MerchantConflict(`a merchant with email ${email} exists`);
+    const handle = await this.freeHandle(q, id, input);
     const wallet = generateWallet('test');
     await q.query(
-      `INSERT INTO merchants (id, name, email, password_hash, allowed_origins, success_url, cancel_url)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
-      [id, input.name, email, await hashPassword(password), JSON.stringify(input.allowed_origins ?? []), input.success_url ?? null, input.cancel_url ?? null],
+      `INSERT INTO merchants (id, name, email, password_hash, allowed_origins, success_url, cancel_url, handle)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)`,
+      [id, input.name, email, await hashPassword(password), JSON.stringify(input.allowed_origins ?? []), input.success_url ?? null, input.cancel_url ?? null, handle],
     );
     await q.query(`INSERT INTO payout_addresses (merchant, mode, address, wallet_secret, verified_at) VALUES ($1, 'test', $2, $3, now())`, [
       id,
@@ -107,7 +113,19 @@ export class Merchants {
       const publishable = await this.insertKey(q, id, mode, 'publishable');
       keys[mode] = { secret: secret.key, publishable: publishable.key };
     }
-    return { merchant_id: id, dashboard: { email, password }, keys };
+    return { merchant_id: id, handle, dashboard: { email, password }, keys };
+  }
+
+  /** The asked-for handle (a conflict if taken), or the name's slug, suffixed with the id when taken. */
+  private async freeHandle(q: Queryable, id: string, input: NewMerchant): Promise<string> {
+    const taken = async (h: string) => (await q.query(`SELECT 1 FROM merchants WHERE handle = $1`, [h])).rowCount > 0;
+    if (input.handle !== undefined) {
+      if (!HANDLE_PATTERN.test(input.handle)) throw new MerchantConflict(`handle must match ${HANDLE_PATTERN.source}`);
+      if (await taken(input.handle)) throw new MerchantConflict(`the handle ${input.handle} is taken`);
+      return input.handle;
+    }
+    const base = slug(input.name).slice(0, 33).replace(/-+$/, '').padEnd(3, '0');
+    return (await taken(base)) ? `${base}-${id.slice(4, 10)}` : base;
   }
 
   async createKey(merchant: string, mode: Mode, kind: KeyKind): Promise<CreatedKey> {

@@ -78,11 +78,11 @@ describe('conformance: operator API and CLI', () => {
     expect(await h().count(`idempotency_keys WHERE merchant = '${m.merchant_id}'`)).toBe(0);
   });
 
-  it('`anmpay merchant create --name N --json` prints exactly {merchant_id, dashboard:{email,password}, keys:{test:{secret,publishable},live:{…}}}', async () => {
+  it('`anmpay merchant create --name N --json` prints exactly {merchant_id, handle, dashboard:{email,password}, keys:{test:{secret,publishable},live:{…}}}', async () => {
     const { code, stdout } = await cli('merchant', 'create', '--name', 'CLI Shop', '--json');
     expect(code).toBe(0);
     const out = JSON.parse(stdout);
-    expect(Object.keys(out)).toEqual(['merchant_id', 'dashboard', 'keys']);
+    expect(Object.keys(out)).toEqual(['merchant_id', 'handle', 'dashboard', 'keys']);
     expect(Object.keys(out.dashboard)).toEqual(['email', 'password']);
     expect(Object.keys(out.keys)).toEqual(['test', 'live']);
     for (const mode of ['test', 'live']) expect(Object.keys(out.keys[mode])).toEqual(['secret', 'publishable']);

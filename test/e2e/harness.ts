@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { loadConfig } from '../../runtime/config.ts';
+import { inProcessConfig } from '../helpers/service-config.ts';
 import { startServices, type Services } from '../../bin/services.ts';
 import { cliJson } from '../helpers/cli.ts';
 import { merchantPage } from './merchant-page.ts';
@@ -52,17 +52,7 @@ export async function startCheckoutE2e(): Promise<CheckoutE2e> {
   await mkdir(ARTIFACTS, { recursive: true });
   const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'anm-e2e-'));
-  const config = loadConfig({
-    ANMPAY_DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    MARKETPLACE_PORT: '0',
-    DEVNET_PORT: '0',
-    DEVNET_BLOCK_MS: '0',
-    LOG_LEVEL: 'silent',
-    ANMPAY_OPERATOR_TOKEN: operatorToken,
-    ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
-  });
+  const config = inProcessConfig(dataDir, operatorToken);
   const services = await startServices(config);
   const svc = services.http!.url;
   let publishableKey = '';

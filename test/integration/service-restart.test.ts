@@ -11,7 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../runtime/config.ts';
+import type { Config } from '../../runtime/config.ts';
+import { inProcessConfig } from '../helpers/service-config.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { startServices, type Services } from '../../bin/services.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
@@ -34,17 +35,7 @@ describe.each(backends)('service restart on $name', ({ real }) => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'anmpay-restart-'));
     const schema = uniqueName('restart');
     const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
-    const config: Config = loadConfig({
-      ANMPAY_DATA_DIR: dataDir,
-      PORT: '0',
-      MARKETPLACE_PORT: '0',
-      DEVNET_PORT: '0',
-      DEVNET_BLOCK_MS: '0',
-      LOG_LEVEL: 'silent',
-      ANMPAY_OPERATOR_TOKEN: operatorToken,
-      ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
-      ...(real ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {}),
-    });
+    const config: Config = inProcessConfig(dataDir, operatorToken, real ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {});
     let services: Services | undefined = await startServices(config);
     cleanups.push(async () => {
       await services?.stop();
