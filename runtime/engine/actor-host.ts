@@ -3,9 +3,9 @@ import { create, step, type PersistedSnapshot, type Accepted } from '../../machi
 import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
-import { ensureError } from '../errors.ts';
 import { recordActorEvent } from '../ops/metrics.ts';
-import { isRetryable, MalformedEventError, redeliveryDelayMs, UnknownActorError, VersionConflictError } from './errors.ts';
+import { consumeActorEvents, type ConsumeOptions } from './bus-consumer.ts';
+import { MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
@@ -265,28 +265,8 @@ export class ActorHost {
   }
 
   /** Consumes actor events from the bus: ack after commit, redeliver on retryable failure. */
-  async start(opts: { concurrency?: number; durable?: string; ackWaitMs?: number } = {}): Promise<void> {
-    this.sub = await this.deps.bus.consume({
-      durable: opts.durable ?? 'actor-host',
-      subject: 'actor.>',
-      concurrency: opts.concurrency ?? 32,
-      ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
-      handler: async (msg) => {
-        const env = msg.data as ActorEnvelope;
-        try {
-          await this.applyInOrder(env.target, env.event);
-          msg.ack();
-        } catch (thrown) {
-          const err = ensureError(thrown);
-          const delay = isRetryable(err) ? redeliveryDelayMs(msg.deliveries) : null;
-          if (delay !== null) msg.nak(delay);
-          else {
-            this.deps.onPoison?.(env, err);
-            msg.ack();
-          }
-        }
-      },
-    });
+  async start(opts: ConsumeOptions = {}): Promise<void> {
+    this.sub = await consumeActorEvents(this.deps.bus, (target, event) => this.applyInOrder(target, event), this.deps.onPoison, opts);
   }
 
   /** Like `apply`, but after any earlier event for the same actor taken in this process. */

@@ -1,19 +1,19 @@
 /**
- * The ANM development node: one chain per network. It keeps accounts (balance, nonce), a
- * mempool, the canonical block list and receipts, and mines on a timer or on request. With
- * a data directory every change is also appended to its chain log (chain-log.ts) and a new
- * node replays that log, so a restart resumes the same chain. Every transaction goes through the runtime's verifyTransaction (codec, chain id,
- * hrp, signature); nonces and balances are its own state. Semantics are in docs/devnet.md
- * and docs/adr/0007-devnet.md (fee burned, faucet outside blocks, reorg rules).
+ * The ANM development node: one chain per network. The chain itself (accounts, mempool,
+ * blocks, mining and unwinding) is chain.ts; the node admits transactions by the RPC's rules
+ * (every one through the runtime's verifyTransaction: codec, chain id, hrp, signature; then
+ * nonces, fee), mines on a timer or on request, and with a data directory appends every
+ * change to its chain log (chain-log.ts) and replays that log on start, so a restart resumes
+ * the same chain. Semantics are in docs/devnet.md and docs/adr/0007-devnet.md (fee burned,
+ * faucet outside blocks, reorg rules).
  */
-import { NETWORKS, decodeAddress, verifyTx, type NetworkName, type VerifyTxResult } from '../../../machines/chain/index.ts';
+import { NETWORKS, decodeAddress, verifyTx, type NetworkName } from '../../../machines/chain/index.ts';
 import { verifyTransaction } from '../codec/verify.ts';
 import { RpcError } from '../rpc-errors.ts';
 import { U64_MAX, type HeadRef, type NonceTag, type ReorgResult } from '../rpc-types.ts';
-import { ZERO_HASH, makeBlock, type Block, type BlockTx, type PoolTx } from './block.ts';
+import type { Block, BlockTx, PoolTx } from './block.ts';
+import { DevnetChain } from './chain.ts';
 import { ChainLog, ChainLogError, type ChainRecord } from './chain-log.ts';
-import { Ledger } from './ledger.ts';
-import { Mempool } from './mempool.ts';
 
 export interface DevnetOptions {
   network: NetworkName;
@@ -31,11 +31,6 @@ export interface DevnetOptions {
 
 export const DEFAULT_MAX_BLOCK_TXS = 5_000;
 
-interface TxLocation {
-  block: Block;
-  index: number;
-}
-
 export class DevnetNode {
   readonly network: NetworkName;
   readonly chainId: number;
@@ -43,11 +38,7 @@ export class DevnetNode {
   readonly maxBlockTxs: number;
   readonly minFee: bigint;
   private readonly now: () => number;
-  private readonly blocks: Block[] = [];
-  private readonly ledger = new Ledger();
-  private readonly mempool = new Mempool();
-  private readonly included = new Map<string, TxLocation>();
-  private serial = 0;
+  private readonly chain: DevnetChain;
   private blockMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly log: ChainLog | undefined;
@@ -59,9 +50,10 @@ export class DevnetNode {
     this.maxBlockTxs = opts.maxBlockTxs ?? DEFAULT_MAX_BLOCK_TXS;
     this.minFee = opts.minFee ?? 0n;
     this.now = opts.now ?? Date.now;
+    this.chain = new DevnetChain(this.chainId, this.maxBlockTxs);
     if (opts.dataDir) {
       this.log = ChainLog.open(opts.dataDir, () => {
-        const g = this.genesis(this.now());
+        const g = this.chain.genesisBlock(this.now());
         return { op: 'genesis', chain_id: this.chainId, timestamp: g.timestamp, hash: g.hash };
       });
       try {
@@ -71,8 +63,7 @@ export class DevnetNode {
         throw e;
       }
     } else {
-      this.blocks.push(this.genesis(this.now()));
-      this.serial = 1;
+      this.chain.begin(this.chain.genesisBlock(this.now()));
     }
     this.setAutomine(opts.blockMs ?? 0);
   }
@@ -80,11 +71,11 @@ export class DevnetNode {
   // ---- reads -------------------------------------------------------------------------
 
   get height(): number {
-    return this.blocks.length - 1;
+    return this.chain.height;
   }
 
   get head(): Block {
-    return this.blocks[this.blocks.length - 1]!;
+    return this.chain.head;
   }
 
   get automineMs(): number {
@@ -92,11 +83,11 @@ export class DevnetNode {
   }
 
   blockAt(height: number): Block | undefined {
-    return this.blocks[height];
+    return this.chain.blockAt(height);
   }
 
   balanceOf(address: string): bigint {
-    return this.ledger.balance(this.checkAddress(address));
+    return this.chain.ledger.balance(this.checkAddress(address));
   }
 
   /** `latest`: transactions included so far; `pending`: the next nonce to sign with (counts the sender's gap-free pending ones). */
@@ -106,17 +97,15 @@ export class DevnetNode {
   }
 
   pending(): readonly PoolTx[] {
-    return this.mempool.all();
+    return this.chain.mempool.all();
   }
 
   findIncluded(hash: string): { block: Block; index: number; tx: BlockTx } | undefined {
-    const loc = this.included.get(hash);
-    const tx = loc?.block.txs[loc.index];
-    return loc && tx ? { ...loc, tx } : undefined;
+    return this.chain.findIncluded(hash);
   }
 
   findPending(hash: string): PoolTx | undefined {
-    return this.mempool.get(hash);
+    return this.chain.mempool.get(hash);
   }
 
   // ---- writes ------------------------------------------------------------------------
@@ -126,7 +115,7 @@ export class DevnetNode {
     const v = verifyTransaction(hex, { chainId: this.chainId, hrp: this.hrp });
     if (!v.ok) throw RpcError.of('tx_rejected', v.error.code, `transaction rejected: ${v.error.code}: ${v.error.message}`);
     const { tx, hash, from } = v;
-    if (this.mempool.get(hash)) throw RpcError.of('already_known', 'already_known', `transaction ${hash} is already in the mempool`, { tx_hash: hash });
+    if (this.chain.mempool.get(hash)) throw RpcError.of('already_known', 'already_known', `transaction ${hash} is already in the mempool`, { tx_hash: hash });
     const accountNonce = this.accountNonce(from);
     if (tx.nonce < accountNonce) {
       throw RpcError.of('nonce_rejected', 'nonce_too_low', `nonce ${tx.nonce} of ${from} is already used (replayed transaction); the next nonce is ${this.nextNonce(from)}`, {
@@ -134,7 +123,7 @@ export class DevnetNode {
         next_nonce: this.nextNonce(from).toString(),
       });
     }
-    const taken = this.mempool.withNonce(from, tx.nonce);
+    const taken = this.chain.mempool.withNonce(from, tx.nonce);
     if (taken) {
       throw RpcError.of('nonce_rejected', 'nonce_pending', `nonce ${tx.nonce} of ${from} is already used by pending transaction ${taken.hash}`, {
         nonce: tx.nonce.toString(),
@@ -149,7 +138,7 @@ export class DevnetNode {
       });
     }
     if (tx.fee < this.minFee) throw RpcError.of('tx_rejected', 'fee_too_low', `fee ${tx.fee} nANM is below this node's minimum of ${this.minFee}`);
-    this.admit(v);
+    this.chain.admit(v);
     this.log?.append({ op: 'tx', raw: hex }, false);
     return hash;
   }
@@ -173,11 +162,11 @@ export class DevnetNode {
     if (depth > this.height) throw RpcError.of('dev_refused', 'reorg_too_deep', `reorg depth ${depth} exceeds the chain height ${this.height} (the genesis block stays)`);
     const forkHeight = this.height - depth;
     const oldHead = ref(this.head);
-    const removedHashes = new Set(this.blocks.slice(forkHeight + 1).flatMap((b) => b.txs.map((t) => t.pool.hash)));
+    const removedHashes = new Set(this.chain.above(forkHeight).flatMap((b) => b.txs.map((t) => t.pool.hash)));
     for (const h of drop) {
       if (!removedHashes.has(h)) throw RpcError.of('invalid_params', 'drop_not_in_reorg', `transaction ${h} is not in the last ${depth} block(s)`, { tx_hash: h });
     }
-    const { removed, back } = this.unwind(depth, drop);
+    const { removed, back } = this.chain.unwind(depth, drop);
     this.log?.append({ op: 'reorg', depth, drop: [...drop] }, false);
     const added = this.mine(depth + 1);
     return {
@@ -195,8 +184,8 @@ export class DevnetNode {
   faucet(address: string, amount: bigint): bigint {
     const a = this.checkAddress(address);
     if (amount <= 0n) throw RpcError.of('invalid_params', 'bad_amount', 'faucet amount must be > 0 nANM');
-    if (this.ledger.balance(a) + amount > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
-    const balance = this.ledger.credit(a, amount);
+    if (this.chain.ledger.balance(a) + amount > U64_MAX) throw RpcError.of('dev_refused', 'balance_overflow', 'balance would exceed 2^64-1 nANM');
+    const balance = this.chain.ledger.credit(a, amount);
     this.log?.append({ op: 'faucet', address: a, amount: amount.toString() }, true);
     return balance;
   }
@@ -232,82 +221,18 @@ export class DevnetNode {
   }
 
   private accountNonce(address: string): bigint {
-    return this.ledger.nonce(address);
+    return this.chain.ledger.nonce(address);
   }
 
   private nextNonce(address: string): bigint {
-    return this.mempool.nextNonce(address, this.accountNonce(address));
+    return this.chain.nextNonce(address);
   }
 
-  /**
-   * Takes executable transactions in mempool order: nonce = the sender's nonce. Lower
-   * nonces are stale (discarded), higher ones wait; passes repeat while a pass unblocked
-   * a waiting transaction of the same block.
-   */
   private mineOne(): Block {
-    const parent = this.head;
-    const txs: BlockTx[] = [];
-    const discarded: string[] = [];
-    let queue = this.mempool.all();
-    for (;;) {
-      const waiting: PoolTx[] = [];
-      let progressed = false;
-      for (const p of queue) {
-        if (txs.length >= this.maxBlockTxs) {
-          waiting.push(p);
-          continue;
-        }
-        const nonce = this.accountNonce(p.from);
-        if (p.tx.nonce < nonce) {
-          this.mempool.forget(p);
-          discarded.push(p.hash);
-          continue;
-        }
-        if (p.tx.nonce > nonce) {
-          waiting.push(p);
-          continue;
-        }
-        this.mempool.forget(p);
-        txs.push(this.ledger.execute(p));
-        progressed = true;
-      }
-      queue = waiting;
-      if (!progressed || waiting.length === 0 || txs.length >= this.maxBlockTxs) break;
-    }
-    this.mempool.keep(queue);
-    const block = this.seal(Math.max(this.now(), parent.timestamp), this.serial++, txs);
+    const { block, discarded } = this.chain.mineOne(this.now());
     const { height, timestamp, serial, hash } = block;
-    this.log?.append({ op: 'block', height, timestamp, serial, hash, txs: txs.map((t) => t.pool.hash), discarded }, false);
+    this.log?.append({ op: 'block', height, timestamp, serial, hash, txs: block.txs.map((t) => t.pool.hash), discarded }, false);
     return block;
-  }
-
-  private genesis(timestamp: number): Block {
-    return makeBlock({ chain_id: this.chainId, height: 0, parent_hash: ZERO_HASH, timestamp, serial: 0 }, []);
-  }
-
-  /** Appends a block of already executed transactions on top of the head. */
-  private seal(timestamp: number, serial: number, txs: BlockTx[]): Block {
-    const parent = this.head;
-    const block = makeBlock({ chain_id: this.chainId, height: parent.height + 1, parent_hash: parent.hash, timestamp, serial }, txs);
-    this.blocks.push(block);
-    block.txs.forEach((t, index) => this.included.set(t.pool.hash, { block, index }));
-    return block;
-  }
-
-  private admit(v: VerifyTxResult & { ok: true }): void {
-    const total = v.tx.outputs.reduce((s, o) => s + o.amount, v.tx.fee);
-    this.mempool.add([{ hash: v.hash, from: v.from, tx: v.tx, total }], 'back');
-  }
-
-  /** The first half of a reorg: undoes the last `depth` blocks and returns their transactions (but `drop`) to the front of the mempool. */
-  private unwind(depth: number, drop: readonly string[]): { removed: Block[]; back: PoolTx[] } {
-    const removed = this.blocks.slice(this.height - depth + 1);
-    for (const b of [...removed].reverse()) this.revertBlock(b);
-    this.blocks.length -= depth;
-    const dropSet = new Set(drop);
-    const back = removed.flatMap((b) => b.txs.map((t) => t.pool)).filter((p) => !dropSet.has(p.hash));
-    this.mempool.add(back, 'front');
-    return { removed, back };
   }
 
   /** Rebuilds the chain from its log; every block must hash as recorded, or the log is not this node's. */
@@ -318,54 +243,46 @@ export class DevnetNode {
       switch (r.op) {
         case 'genesis': {
           if (r.chain_id !== this.chainId) throw corrupt(i, `chain id ${r.chain_id}, this network is ${this.chainId}`);
-          const g = this.genesis(r.timestamp);
+          const g = this.chain.genesisBlock(r.timestamp);
           if (g.hash !== r.hash) throw corrupt(i, `genesis hashes ${g.hash}, the log says ${r.hash}`);
-          this.blocks.push(g);
-          this.serial = 1;
+          this.chain.begin(g);
           return;
         }
         case 'tx': {
           // Verified when it was accepted; only decoded now.
           const v = verifyTx(r.raw, { chainId: this.chainId, hrp: this.hrp, verify: () => true });
           if (!v.ok) throw corrupt(i, `transaction does not decode: ${v.error.message}`);
-          this.admit(v);
+          this.chain.admit(v);
           return;
         }
         case 'block': {
+          const { mempool, ledger } = this.chain;
           const taken = new Set(r.txs);
           const gone = new Set(r.discarded);
           const txs = r.txs.map((h) => {
-            const p = this.mempool.get(h);
+            const p = mempool.get(h);
             if (!p) throw corrupt(i, `block takes ${h}, which is not pending`);
-            this.mempool.forget(p);
-            return this.ledger.execute(p);
+            mempool.forget(p);
+            return ledger.execute(p);
           });
           for (const h of r.discarded) {
-            const p = this.mempool.get(h);
-            if (p) this.mempool.forget(p);
+            const p = mempool.get(h);
+            if (p) mempool.forget(p);
           }
-          this.mempool.keep(this.mempool.all().filter((p) => !taken.has(p.hash) && !gone.has(p.hash)));
-          const block = this.seal(r.timestamp, r.serial, txs);
+          mempool.keep(mempool.all().filter((p) => !taken.has(p.hash) && !gone.has(p.hash)));
+          const block = this.chain.seal(r.timestamp, r.serial, txs);
           if (block.height !== r.height || block.hash !== r.hash) throw corrupt(i, `block ${block.height} hashes ${block.hash}, the log says ${r.height} ${r.hash}`);
-          this.serial = r.serial + 1;
+          this.chain.serial = r.serial + 1;
           return;
         }
         case 'faucet':
-          this.ledger.credit(r.address, BigInt(r.amount));
+          this.chain.ledger.credit(r.address, BigInt(r.amount));
           return;
         case 'reorg':
-          this.unwind(r.depth, r.drop);
+          this.chain.unwind(r.depth, r.drop);
           return;
       }
     });
-  }
-
-  /** Undoes a block's transactions, last first. */
-  private revertBlock(b: Block): void {
-    for (const t of [...b.txs].reverse()) {
-      this.ledger.revert(t);
-      this.included.delete(t.pool.hash);
-    }
   }
 }
 

@@ -8,8 +8,9 @@ import { releaseLease, tryLease } from './lease.ts';
 import { pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
 import { findFork, legsOf, refsOf } from './matching.ts';
 import { scanMempool } from './mempool.ts';
-import { inSettlementWindow, lockDepthHead, rewindTo, setDepthHead, watchedAbove } from './store-depth.ts';
-import { publishDepth, publishIncluded } from './publish.ts';
+import { rewindTo, watchedAbove } from './store-depth.ts';
+import { signalDepth, type DepthSignalDeps } from './depth-signals.ts';
+import { publishIncluded } from './publish.ts';
 import { checkGenesis, DifferentChainError, reservePositions } from './positions.ts';
 
 export { DifferentChainError } from './positions.ts';
@@ -71,7 +72,11 @@ export class ChainIndexer {
   private haltedFor: string | null = null;
   private genesis: string | null = null;
 
-  constructor(private readonly o: IndexerOptions) {}
+  private readonly depthDeps: DepthSignalDeps;
+
+  constructor(private readonly o: IndexerOptions) {
+    this.depthDeps = { db: o.db, bus: o.bus, rpc: o.rpc, network: o.network, chunk: o.blockSignalChunk, reserve: (n) => this.reserve(n), now: () => this.now };
+  }
 
   private get now(): number {
     return (this.o.now ?? Date.now)();
@@ -265,31 +270,10 @@ export class ChainIndexer {
     this.stats.messages += messages;
   }
 
-  /**
-   * New depth for actors whose transaction had not reached its required depth at the head
-   * depth was last published for (`depth_head`, one number per network, moved in the same
-   * transaction that publishes the signal: a failed publish leaves it for the next tick, a
-   * crash after it re-publishes under the same message id).
-   */
   private async depthSignals(tip: { height: number; hash: string }): Promise<void> {
-    const head = tip.height;
-    if (head < 0) return;
-    // Reserved outside the transaction (PGlite has one connection), before the window is read.
-    const pos = await this.reserve(1);
-    await this.o.db.tx(async (q) => {
-      const last = await lockDepthHead(q, this.o.network);
-      if (last === null || last >= head) return;
-      const rows = await inSettlementWindow(q, this.o.network, last, head);
-      if (rows.length > 0) {
-        const hash = tip.hash || ((await this.o.rpc.getBlockByNumber(head, false))?.hash ?? '');
-        // Block signals name every actor inside the settlement window; the router fans them out.
-        const targets = rows.map((r) => ({ kind: r.kind, id: r.actor_id, ...(r.inclusion_pos !== null && { inc: Number(r.inclusion_pos) }) }));
-        const { messages } = await publishDepth(this.o.bus, this.o.network, { head, hash, at: this.now, pos }, targets, this.o.blockSignalChunk);
-        this.stats.signals += rows.length;
-        this.stats.messages += messages;
-      }
-      await setDepthHead(q, this.o.network, head);
-    });
+    const { signals, messages } = await signalDepth(this.depthDeps, tip);
+    this.stats.signals += signals;
+    this.stats.messages += messages;
   }
 
   /** Walks back to the fork point, tells every actor whose tx left the chain, rewinds the cursor. */
