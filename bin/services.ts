@@ -25,6 +25,7 @@ import { machineRegistry } from '../runtime/machines.ts';
 import { Engine } from '../runtime/engine/runtime.ts';
 import { demoBanner } from '../runtime/merchant/bootstrap.ts';
 import { openMerchantServices } from '../runtime/merchant/index.ts';
+import { openDashboardServices } from '../runtime/dashboard/index.ts';
 import { WebhookRuntime } from '../runtime/webhooks/service.ts';
 import { startDevnetServer, type DevnetServer } from '../runtime/chain/devnet/server.ts';
 import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer/start.ts';
@@ -151,6 +152,7 @@ export async function startServices(config: Config): Promise<Services> {
         startHttp(
           {
             ...merchant,
+            dashboard: openDashboardServices(db, { openSignup: config.ANMPAY_OPEN_SIGNUP === '1' }),
             host: engine.host,
             feed: engine.feed,
             webhookAdmin: {

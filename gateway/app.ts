@@ -13,6 +13,7 @@ import checkoutPages from './checkout/index.ts';
 import docsSite from './docs/index.ts';
 import landing from './landing/index.ts';
 import { openApiDocument } from './openapi.ts';
+import dashboard from './dashboard/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
@@ -40,6 +41,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   if (deps.webhookAdmin) await app.register(webhooksPlugin, { ...deps.webhookAdmin, operatorToken: deps.operatorToken });
   await app.register(health, opts);
   await app.register(checkoutPages, opts);
+  // Own context: its session hooks, CSRF and JSON parser apply to /dashboard only.
+  await app.register(dashboard, opts);
   // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is
   // scoped to this context, so plugins registered on the root keep Fastify's JSON parser.
   await app.register(async (api) => {

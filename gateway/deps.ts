@@ -11,6 +11,7 @@ import type { WebhooksPluginOptions } from './webhooks-plugin.ts';
 import type { RefundReads } from '../runtime/merchant/refund-reads.ts';
 import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import type { OpsConsoleDeps } from './ops/deps.ts';
+import type { DashboardServices } from '../runtime/dashboard/index.ts';
 
 /** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
 export interface GatewayDeps {
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   /** Webhook endpoint management (operator API); absent in apps that do not serve it. */
   webhookAdmin?: Omit<WebhooksPluginOptions, 'operatorToken'>;
   refunds: RefundReads;
+  /** Merchant logins, sessions and page reads; without it `/dashboard` is not served. */
+  dashboard?: DashboardServices;
   /** Node JSON-RPC per mode: refund nonce hints and `POST /api/v1/refunds/{id}/submit`. */
   chain?: Record<'live' | 'test', Pick<AnmRpcClient, 'getNonce' | 'sendRawTransaction'>>;
   rates: RateSource;

@@ -31,7 +31,10 @@ export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>
   let url = '';
   const app = await buildApp({ ...deps, lifecycle, baseUrl: () => listen.publicBaseUrl ?? url });
   url = await app.listen({ host: listen.host, port: listen.port });
-  const sweep = setInterval(() => void deps.idempotency.sweep().catch(() => undefined), SWEEP_MS);
+  const sweep = setInterval(() => {
+    void deps.idempotency.sweep().catch(() => undefined);
+    void deps.dashboard?.sessions.sweep().catch(() => undefined);
+  }, SWEEP_MS);
   sweep.unref();
   return {
     app,

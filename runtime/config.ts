@@ -69,6 +69,8 @@ export const configSchema = z.object({
   ANMPAY_OPERATOR_TOKEN: z.string().min(16).optional(),
   ANMPAY_KEY_PEPPER: z.string().min(16).optional(),
   ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
+  /** 1: anyone may create a merchant account at /dashboard/signup. */
+  ANMPAY_OPEN_SIGNUP: z.enum(['0', '1']).default('0'),
   // Merchant API token buckets (spec Limits); raised only for benchmarks.
   RATE_LIMIT_KEY_PER_MIN: z.coerce.number().positive().default(100),
   RATE_LIMIT_KEY_BURST: z.coerce.number().min(1).default(100),

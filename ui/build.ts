@@ -30,6 +30,8 @@ export interface UiBundle {
   /** The operator console (`/ops`): its elements and stylesheet. */
   opsJs: Asset;
   opsCss: Asset;
+  dashboardJs: Asset;
+  dashboardCss: Asset;
 }
 
 // The page's icon, so the browser's automatic /favicon.ico request is not what it falls back to.
@@ -64,7 +66,7 @@ function asset(name: string, ext: string, body: Buffer, contentType: string, has
 }
 
 export async function buildUi(): Promise<UiBundle> {
-  const [checkout, css, widget, docs, docsCss, ops, opsCss] = await Promise.all([
+  const [checkout, css, widget, docs, docsCss, ops, opsCss, dashJs, dashCss] = await Promise.all([
     one('src/checkout.ts', { format: 'esm', platform: 'browser', outfile: 'checkout.js' }),
     one('src/page.css', { loader: { '.css': 'css' }, outfile: 'page.css' }),
     one('widget/widget.ts', { format: 'iife', platform: 'browser', outfile: 'widget.js' }),
@@ -72,6 +74,8 @@ export async function buildUi(): Promise<UiBundle> {
     one('src/docs/docs.css', { loader: { '.css': 'css' }, outfile: 'docs.css' }),
     one('src/ops/main.ts', { format: 'esm', platform: 'browser', outfile: 'ops.js' }),
     one('src/ops/ops.css', { loader: { '.css': 'css' }, outfile: 'ops.css' }),
+    one('src/dashboard/main.ts', { format: 'esm', platform: 'browser', outfile: 'dashboard.js' }),
+    one('src/dashboard/dashboard.css', { loader: { '.css': 'css' }, outfile: 'dashboard.css' }),
   ]);
   return {
     checkoutJs: asset('checkout', 'js', checkout, 'text/javascript; charset=utf-8', true),
@@ -83,6 +87,8 @@ export async function buildUi(): Promise<UiBundle> {
     docsCss: asset('docs', 'css', docsCss, 'text/css; charset=utf-8', true),
     opsJs: asset('ops', 'js', ops, 'text/javascript; charset=utf-8', true),
     opsCss: asset('ops', 'css', opsCss, 'text/css; charset=utf-8', true),
+    dashboardJs: asset('dashboard', 'js', dashJs, 'text/javascript; charset=utf-8', true),
+    dashboardCss: asset('dashboard', 'css', dashCss, 'text/css; charset=utf-8', true),
   };
 }
 
@@ -103,7 +109,7 @@ async function writeDist(): Promise<void> {
   await rm(dist, { recursive: true, force: true });
   await mkdir(path.join(dist, 'assets'), { recursive: true });
   await mkdir(path.join(dist, 'docs'), { recursive: true });
-  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss, b.opsJs, b.opsCss]) {
+  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss, b.opsJs, b.opsCss, b.dashboardJs, b.dashboardCss]) {
     await writeFile(path.join(dist, a.path), a.body);
     process.stdout.write(`${a.path.padEnd(40)} ${String(a.body.length).padStart(8)} bytes  etag ${a.etag}\n`);
   }

@@ -31,7 +31,7 @@ export interface PageAssets {
   icon: string;
 }
 
-function layout(title: string, body: string, assets: Pick<PageAssets, 'css' | 'icon'>, extraHead = '', htmlClass = ''): string {
+export function layout(title: string, body: string, assets: Pick<PageAssets, 'css' | 'icon'>, extraHead = '', htmlClass = ''): string {
   return `<!doctype html>
 <html lang="en"${htmlClass ? ` class="${esc(htmlClass)}"` : ''}>
 <head>

@@ -102,13 +102,15 @@ export const ipLimit: Step = {
   },
 };
 
-const KEY_IN_COOKIE = /(?:ask|apk)_(?:live|test)_/;
+// A key in a cookie, or a dashboard session cookie: cookies never authenticate /api/v1.
+const KEY_IN_COOKIE = /(?:ask|apk)_(?:live|test)_|(?:^|[;\s])anm_session=/;
 const BEARER = /^Bearer +(\S+) *$/i;
 const hashesByPepper = new WeakMap<Buffer, ApiKeyHashes>();
 
 /**
  * Keyed hash of the secret key in `Authorization: Bearer`, or null for a missing, malformed
- * or publishable key, or for any request carrying a key in a cookie (spec Authentication 3):
+ * or publishable key, or for any request carrying a key or a dashboard session in a cookie
+ * (spec Authentication 3, DESIGN §7):
  * all of these end in the same opaque 401.
  */
 export function offeredKeyHash(req: FastifyRequest, pepper: Buffer): string | null {

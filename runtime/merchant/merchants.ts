@@ -161,6 +161,16 @@ export class Merchants {
     return row ? { id: row.id, revoked_at: new Date(row.revoked_at).toISOString() } : null;
   }
 
+  /** Revokes one of the merchant's own keys by id; null when it has no such key. */
+  async revokeOwnKey(merchant: string, id: string): Promise<{ id: string; revoked_at: string } | null> {
+    const { rows } = await this.db.query<{ id: string; revoked_at: Date | string }>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND merchant = $2 RETURNING id, revoked_at`,
+      [id, merchant],
+    );
+    const row = rows[0];
+    return row ? { id: row.id, revoked_at: new Date(row.revoked_at).toISOString() } : null;
+  }
+
   async setStatus(merchant: string, status: 'active' | 'suspended'): Promise<boolean> {
     const res = await this.db.query(`UPDATE merchants SET status = $2 WHERE id = $1 RETURNING id`, [merchant, status]);
     return res.rowCount > 0;

@@ -85,6 +85,13 @@ export function factToRow(fact: WebhookFact): Row | null {
   };
 }
 
+/** Records facts and their deliveries in one statement (the intake, the reconciler, test events). */
+export async function recordWebhookFacts(db: Pick<Db, 'query'>, rows: readonly Row[], now: Date): Promise<IntakeStats> {
+  const unique = [...new Map(rows.map((r) => [r.id, r])).values()];
+  // One statement is one transaction: events and their deliveries commit together.
+  return (await db.query<IntakeStats>(INTAKE_SQL, [JSON.stringify(unique), now])).rows[0]!;
+}
+
 export class WebhookIntake {
   private sub: Subscription | undefined;
   private readonly writes: SerialWrites<Row>;
@@ -125,10 +132,7 @@ export class WebhookIntake {
 
   /** Records facts (also used by the outbox reconciler and tests); returns what it created. */
   async record(rows: readonly Row[]): Promise<IntakeStats> {
-    const unique = [...new Map(rows.map((r) => [r.id, r])).values()];
-    const now = new Date((this.opts.now ?? Date.now)());
-    // One statement is one transaction: events and their deliveries commit together.
-    const res = (await this.db.query<IntakeStats>(INTAKE_SQL, [JSON.stringify(unique), now])).rows[0]!;
+    const res = await recordWebhookFacts(this.db, rows, new Date((this.opts.now ?? Date.now)()));
     this.stats.events += res.events;
     this.stats.skipped += res.skipped;
     this.stats.pending += res.pending;

@@ -1,0 +1,35 @@
+/**
+ * The merchant dashboard (issue 22, DESIGN §7): pages under `/dashboard` and their JSON under
+ * `/dashboard/api`, behind a cookie session (`anm_session`) with CSRF on every write. API keys
+ * are refused here and the session cookie is refused on `/api/v1`. Registered on the root by
+ * `buildApp` when the dashboard services are given.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../deps.ts';
+import { sendError } from '../http/error-reply.ts';
+import { strictJsonParser } from '../http/body.ts';
+import { installSessions } from '../http/sessions/index.ts';
+import { accountRoutes } from './accounts.ts';
+import { homeRoutes } from './home.ts';
+import { keyRoutes } from './keys.ts';
+import { pageRoutes } from './pages.ts';
+import { paymentRoutes } from './payments.ts';
+import { webhookRoutes } from './webhooks.ts';
+
+export const SESSION_COOKIE = 'anm_session';
+
+export default async function dashboard(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
+  const d = opts.deps;
+  const svc = d.dashboard;
+  if (!svc) return;
+  strictJsonParser(app);
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  const s = await installSessions(app, { kind: 'merchant', cookieName: SESSION_COOKIE, cookiePath: '/dashboard', store: svc.sessions, baseUrl: d.baseUrl });
+  const x = { d, svc, s };
+  accountRoutes(app, x);
+  pageRoutes(app, x);
+  homeRoutes(app, x);
+  keyRoutes(app, x);
+  paymentRoutes(app, x);
+  webhookRoutes(app, x);
+}

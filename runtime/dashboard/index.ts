@@ -1,0 +1,28 @@
+/**
+ * The dashboard's side of the runtime (DESIGN §7), opened once per gateway process: sessions,
+ * the login lockout, merchant logins and the page reads.
+ */
+import type { Db } from '../../storage/db.ts';
+import { Accounts } from '../merchant/accounts.ts';
+import { LoginLimits } from '../sessions/login-limits.ts';
+import { SessionStore } from '../sessions/store.ts';
+import { DashboardReads } from './reads.ts';
+
+export interface DashboardServices {
+  sessions: SessionStore;
+  limits: LoginLimits;
+  accounts: Accounts;
+  reads: DashboardReads;
+  /** ANMPAY_OPEN_SIGNUP=1: anyone may create a merchant at /dashboard/signup. */
+  openSignup: boolean;
+}
+
+export function openDashboardServices(db: Db, opts: { openSignup?: boolean } = {}): DashboardServices {
+  return {
+    sessions: new SessionStore(db),
+    limits: new LoginLimits(db),
+    accounts: new Accounts(db),
+    reads: new DashboardReads(db),
+    openSignup: opts.openSignup === true,
+  };
+}

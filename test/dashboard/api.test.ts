@@ -1,0 +1,207 @@
+/**
+ * The dashboard's JSON and its security over real HTTP on the whole service (real PostgreSQL
+ * + NATS when reachable). Each case names the rule it checks: spec Authentication 3, 5, 8
+ * and 10, DESIGN §7 "Login" and "Pages".
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
+import { dashClient, startDashHarness, type DashClient, type DashHarness } from './harness.ts';
+
+let h: DashHarness;
+let a: CreatedMerchant;
+let b: CreatedMerchant;
+let ca: DashClient;
+let bIntent: string;
+
+beforeAll(async () => {
+  h = await startDashHarness({ ANMPAY_OPEN_SIGNUP: '1' });
+  a = await h.merchant('Shop A');
+  b = await h.merchant('Shop B');
+  bIntent = (await h.intent(b.keys.test.secret, { amount: '1.5', description: 'B only' })).id;
+  ca = dashClient(h.svc);
+  expect((await ca.login(a.dashboard.email, a.dashboard.password)).status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('dashboard sessions (DESIGN §7 Login, spec Authentication 8)', () => {
+  it("DESIGN §6: the first start's banner prints a dashboard login that works", async () => {
+    const c = dashClient(h.svc);
+    expect((await c.login(h.demoLogin.email, h.demoLogin.password)).status).toBe(200);
+    expect(((await c.req('GET', '/dashboard/api/me')).json.merchant as { email: string }).email).toBe('demo@anmpay.local');
+    expect((await c.req('GET', '/dashboard')).status).toBe(200);
+  });
+
+  it('a page without a login redirects to /dashboard/login; the login page sets a visitor cookie', async () => {
+    const c = dashClient(h.svc);
+    const home = await c.req('GET', '/dashboard');
+    expect(home.status).toBe(303);
+    expect(home.headers.get('location')).toBe('/dashboard/login');
+    const login = await c.req('GET', '/dashboard/login');
+    expect(login.status).toBe(200);
+    expect(login.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(login.headers.get('x-frame-options')).toBe('DENY');
+    expect(login.headers.get('set-cookie')).toMatch(/anm_session=.*HttpOnly.*SameSite=Lax/i);
+    expect((await c.req('GET', '/dashboard/api/me')).status).toBe(401);
+  });
+
+  it('session fixation: the cookie set before login is not the cookie after, and stops working', async () => {
+    const c = dashClient(h.svc);
+    await c.req('GET', '/dashboard/login');
+    const before = c.cookie;
+    const m = /"csrf":"([^"]+)"/.exec((await c.req('GET', '/dashboard/login')).text);
+    c.csrf = m![1]!;
+    expect((await c.req('POST', '/dashboard/api/login', { email: a.dashboard.email, password: a.dashboard.password })).status).toBe(200);
+    expect(c.cookie).not.toBe(before);
+    const stale = dashClient(h.svc);
+    stale.cookie = before;
+    expect((await stale.req('GET', '/dashboard/api/me')).status).toBe(401);
+    expect((await c.req('GET', '/dashboard/api/me')).json.merchant).toMatchObject({ id: a.merchant_id, handle: a.handle });
+  });
+
+  it('a write without the CSRF token, with a wrong one, or with a foreign or missing Origin is 403', async () => {
+    const cases: Array<[string, Parameters<DashClient['req']>[3], number]> = [
+      ['token and own Origin', {}, 201],
+      ['no token', { csrf: null }, 403],
+      ['wrong token', { csrf: 'x'.repeat(30) }, 403],
+      ['foreign Origin', { origin: 'https://evil.example' }, 403],
+      ['no Origin', { origin: null }, 403],
+    ];
+    for (const [name, extra, status] of cases) {
+      const r = await ca.req('POST', '/dashboard/api/keys', { kind: 'publishable' }, extra);
+      expect(r.status, name).toBe(status);
+      if (status === 403) expect(r.json.error?.code, name).toBe('csrf_failed');
+    }
+  });
+
+  it('API keys are refused on dashboard routes; the session cookie is refused on /api/v1 (spec Authentication 3)', async () => {
+    const withKey = await ca.req('GET', '/dashboard/api/keys', undefined, { headers: { authorization: `Bearer ${a.keys.test.secret}` } });
+    expect(withKey.status).toBe(401);
+    const r = await fetch(`${h.svc}/api/v1/balance`, { headers: { authorization: `Bearer ${a.keys.test.secret}`, cookie: `anm_session=${ca.cookie}` } });
+    expect(r.status).toBe(401);
+    const ok = await fetch(`${h.svc}/api/v1/balance`, { headers: { authorization: `Bearer ${a.keys.test.secret}` } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('logout revokes the session on the server', async () => {
+    const c = dashClient(h.svc);
+    await c.login(a.dashboard.email, a.dashboard.password);
+    const cookie = c.cookie;
+    expect((await c.req('POST', '/dashboard/api/logout')).status).toBe(200);
+    const again = dashClient(h.svc);
+    again.cookie = cookie;
+    expect((await again.req('GET', '/dashboard/api/me')).status).toBe(401);
+  });
+});
+
+describe('dashboard pages as JSON (DESIGN §7 Pages)', () => {
+  it('keys: create shows the secret once, the list never; revoke stops the key at once (spec Authentication 5, 10)', async () => {
+    const made = await ca.req('POST', '/dashboard/api/keys', { kind: 'secret' });
+    expect(made.status).toBe(201);
+    const key = made.json.key as string;
+    expect(key).toMatch(/^ask_test_[A-Za-z0-9]{32}$/);
+    const list = await ca.req('GET', '/dashboard/api/keys');
+    expect(list.text).not.toContain(key);
+    expect((await fetch(`${h.svc}/api/v1/balance`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    const listed = (list.json.data as Array<{ id: string; last_used_at: string | null }>).find((k) => k.id === made.json.id);
+    expect(listed).toBeDefined();
+    expect((await ca.req('POST', `/dashboard/api/keys/${String(made.json.id)}/revoke`)).status).toBe(200);
+    expect((await fetch(`${h.svc}/api/v1/balance`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    const used = ((await ca.req('GET', '/dashboard/api/keys')).json.data as Array<{ id: string; last_used_at: string | null; revoked_at: string | null }>).find((k) => k.id === made.json.id)!;
+    expect(used.revoked_at).not.toBeNull();
+    expect(used.last_used_at).not.toBeNull();
+  });
+
+  it("another merchant's ids are 404 on every dashboard route", async () => {
+    const bKey = (await h.services.db.query<{ id: string }>(`SELECT id FROM api_keys WHERE merchant = $1 LIMIT 1`, [b.merchant_id])).rows[0]!.id;
+    const cases: Array<[string, string]> = [
+      ['GET', `/dashboard/api/payments/${bIntent}`],
+      ['GET', `/dashboard/api/payments/${bIntent}/events`],
+      ['GET', `/dashboard/payments/${bIntent}`],
+      ['POST', `/dashboard/api/keys/${bKey}/revoke`],
+      ['GET', `/dashboard/api/webhooks/deliveries/wd_${'0'.repeat(24)}`],
+      ['POST', `/dashboard/api/sessions/ses_${'a'.repeat(24)}/revoke`],
+    ];
+    for (const [method, p] of cases) expect((await ca.req(method, p)).status, `${method} ${p}`).toBe(404);
+    const list = await ca.req('GET', '/dashboard/api/payments');
+    expect(list.text).not.toContain(bIntent);
+  });
+
+  it('payments: filters by status, order id and dates, pages with a cursor, one payment with its journal', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await h.intent(a.keys.test.secret, { amount: '2', merchant_order_id: `ord-${i}`, description: `<b>bold ${i}</b>` })).id);
+    const page1 = await ca.req('GET', '/dashboard/api/payments?limit=2');
+    expect(page1.json.has_more).toBe(true);
+    const first = page1.json.data as Array<{ id: string; description: string }>;
+    expect(first.map((p) => p.id)).toEqual([ids[2], ids[1]]);
+    expect(first[0]!.description).toBe('<b>bold 2</b>');
+    const page2 = await ca.req('GET', `/dashboard/api/payments?limit=2&starting_after=${first[1]!.id}`);
+    expect((page2.json.data as Array<{ id: string }>)[0]!.id).toBe(ids[0]);
+    const byOrder = await ca.req('GET', '/dashboard/api/payments?order_id=ord-1');
+    expect((byOrder.json.data as Array<{ id: string }>).map((p) => p.id)).toEqual([ids[1]]);
+    const byStatus = await ca.req('GET', '/dashboard/api/payments?status=PAID');
+    expect(byStatus.json.data).toEqual([]);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect((await ca.req('GET', `/dashboard/api/payments?from=${tomorrow}`)).json.data).toEqual([]);
+    expect((await ca.req('GET', '/dashboard/api/payments?status=NOPE')).status).toBe(400);
+    const one = await ca.req('GET', `/dashboard/api/payments/${ids[0]}`);
+    expect(one.json.payment).toMatchObject({ id: ids[0], status: 'AWAITING_PAYMENT' });
+    expect((one.json.timeline as Array<{ seq: number }>)[0]!.seq).toBe(1);
+  });
+
+  it('mode switch scopes every page: live keys and payments are not test ones', async () => {
+    const test = (await ca.req('GET', '/dashboard/api/keys')).json.data as Array<{ id: string }>;
+    expect((await ca.req('POST', '/dashboard/api/mode', { mode: 'live' })).status).toBe(200);
+    const live = await ca.req('GET', '/dashboard/api/keys');
+    expect(live.json.mode).toBe('live');
+    expect((live.json.data as Array<{ id: string }>).some((k) => test.some((t) => t.id === k.id))).toBe(false);
+    expect((await ca.req('GET', '/dashboard/api/payments')).json.data).toEqual([]);
+    const home = await ca.req('GET', '/dashboard/api/home');
+    expect(home.json.mode).toBe('live');
+    await ca.req('POST', '/dashboard/api/mode', { mode: 'test' });
+    expect(((await ca.req('GET', '/dashboard/api/home')).json.recent as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('password change: the old password stops working, other sessions end, this one stays', async () => {
+    const m = await h.merchant('Pw Shop');
+    const c1 = dashClient(h.svc);
+    const c2 = dashClient(h.svc);
+    await c1.login(m.dashboard.email, m.dashboard.password);
+    await c2.login(m.dashboard.email, m.dashboard.password);
+    expect((await c1.req('POST', '/dashboard/api/password', { current: 'wrong-password-x', next: 'a-new-password-123' })).status).toBe(400);
+    const r = await c1.req('POST', '/dashboard/api/password', { current: m.dashboard.password, next: 'a-new-password-123' });
+    expect(r.status).toBe(200);
+    expect(r.json.other_sessions_ended).toBe(1);
+    expect((await c1.req('GET', '/dashboard/api/me')).status).toBe(200);
+    expect((await c2.req('GET', '/dashboard/api/me')).status).toBe(401);
+    expect((await dashClient(h.svc).login(m.dashboard.email, 'a-new-password-123')).status).toBe(200);
+  });
+
+  it('signup (ANMPAY_OPEN_SIGNUP=1) creates a merchant with a handle and logs it in', async () => {
+    const c = dashClient(h.svc);
+    await c.req('GET', '/dashboard/signup');
+    const m = /"csrf":"([^"]+)"/.exec((await c.req('GET', '/dashboard/signup')).text);
+    c.csrf = m![1]!;
+    const r = await c.req('POST', '/dashboard/api/signup', { name: 'Signup Shop', email: `s${Date.now()}@example.com`, password: 'long-enough-pass' });
+    expect(r.status).toBe(201);
+    expect(r.json.handle).toBe('signup-shop');
+    expect((await c.req('GET', '/dashboard/api/me')).status).toBe(200);
+  });
+
+  it('login lockout: 5 failures per account in 15 min, then 429 with Retry-After, even with the right password', async () => {
+    const m = await h.merchant('Lock Shop');
+    const c = dashClient(h.svc);
+    for (let i = 0; i < 5; i++) {
+      const r = await c.login(m.dashboard.email, 'wrong');
+      expect(r.status, `attempt ${i + 1}`).toBe(401);
+      expect(r.json.error?.code).toBe('login_failed');
+    }
+    const locked = await c.login(m.dashboard.email, m.dashboard.password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Five failures from this address also lock it for every account (per-IP rule).
+    expect((await dashClient(h.svc).login(a.dashboard.email, a.dashboard.password)).status).toBe(429);
+  });
+});
