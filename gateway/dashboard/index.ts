@@ -14,6 +14,7 @@ import { homeRoutes } from './home.ts';
 import { keyRoutes } from './keys.ts';
 import { pageRoutes } from './pages.ts';
 import { paymentRoutes } from './payments.ts';
+import { settingsRoutes } from './settings.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 export const SESSION_COOKIE = 'anm_session';
@@ -32,4 +33,5 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   keyRoutes(app, x);
   paymentRoutes(app, x);
   webhookRoutes(app, x);
+  settingsRoutes(app, x);
 }

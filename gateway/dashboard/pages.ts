@@ -22,6 +22,7 @@ const TITLES: Record<DashPage, string> = {
   payments: 'Payments',
   payment: 'Payment',
   webhooks: 'Webhooks',
+  settings: 'Payout and widget',
   account: 'Account',
 };
 
@@ -30,6 +31,7 @@ const NAV: Array<[DashPage, string]> = [
   ['payments', '/dashboard/payments'],
   ['keys', '/dashboard/keys'],
   ['webhooks', '/dashboard/webhooks'],
+  ['settings', '/dashboard/settings'],
   ['account', '/dashboard/account'],
 ];
 
@@ -81,5 +83,6 @@ export function pageRoutes(app: FastifyInstance, x: Dash): void {
   page('/dashboard/payments', 'payments');
   page('/dashboard/payments/:id', 'payment');
   page('/dashboard/webhooks', 'webhooks');
+  page('/dashboard/settings', 'settings');
   page('/dashboard/account', 'account');
 }

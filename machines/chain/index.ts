@@ -3,3 +3,4 @@ export * from './mldsa.ts';
 export * from './address.ts';
 export * from './reference.ts';
 export * from './tx.ts';
+export * from './payout-proof.ts';

@@ -79,6 +79,17 @@ export const HELP = {
         ],
         example: 'anmpay payout set --merchant mer_abc123 --mode live --address anm1…',
       },
+      {
+        name: 'verify',
+        args: '--challenge <c> --wallet <file>',
+        summary: 'prints the signature that proves the payout address to the dashboard (paste it there)',
+        flags: [
+          ['--challenge <c>', 'the challenge the dashboard shows (required)'],
+          ['--wallet <file>', 'the wallet file of the payout address (required); its key never leaves this machine'],
+        ],
+        example: 'anmpay payout verify --challenge chl_abc123 --wallet payout.json',
+        quiet: 'the signature',
+      },
     ],
   },
   webhook: {

@@ -4,6 +4,7 @@
  */
 import type { Db } from '../../storage/db.ts';
 import { Accounts } from '../merchant/accounts.ts';
+import { PayoutAddresses } from '../merchant/payout.ts';
 import { LoginLimits } from '../sessions/login-limits.ts';
 import { SessionStore } from '../sessions/store.ts';
 import { DashboardReads } from './reads.ts';
@@ -13,6 +14,7 @@ export interface DashboardServices {
   limits: LoginLimits;
   accounts: Accounts;
   reads: DashboardReads;
+  payout: PayoutAddresses;
   /** ANMPAY_OPEN_SIGNUP=1: anyone may create a merchant at /dashboard/signup. */
   openSignup: boolean;
 }
@@ -23,6 +25,7 @@ export function openDashboardServices(db: Db, opts: { openSignup?: boolean } = {
     limits: new LoginLimits(db),
     accounts: new Accounts(db),
     reads: new DashboardReads(db),
+    payout: new PayoutAddresses(db),
     openSignup: opts.openSignup === true,
   };
 }

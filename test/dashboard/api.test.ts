@@ -164,6 +164,38 @@ describe('dashboard pages as JSON (DESIGN §7 Pages)', () => {
     expect(((await ca.req('GET', '/dashboard/api/home')).json.recent as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it('payout address per mode, verified with the signature `anmpay payout verify` prints (DESIGN §7)', async () => {
+    const file = `${h.dataDir}/live-payout.json`;
+    const w = await h.cli(['wallet', 'create', '--network', 'live', '--out', file]);
+    await ca.req('POST', '/dashboard/api/mode', { mode: 'live' });
+    try {
+      expect((await ca.req('POST', '/dashboard/api/payout', { address: 'tanm1notlive' })).status).toBe(400);
+      const set = await ca.req('POST', '/dashboard/api/payout', { address: w.address });
+      expect(set.json).toMatchObject({ mode: 'live', address: w.address, verified: false });
+      const challenge = set.json.challenge as string;
+      expect(set.json.command).toBe(`anmpay payout verify --challenge ${challenge} --wallet <payout wallet file>`);
+      // A proof for another challenge (or another address) does not verify.
+      const other = await h.cli(['payout', 'verify', '--challenge', 'chl_other', '--wallet', file]);
+      expect((await ca.req('POST', '/dashboard/api/payout/verify', { signature: other.signature })).status).toBe(400);
+      const proof = await h.cli(['payout', 'verify', '--challenge', challenge, '--wallet', file]);
+      expect(proof).toMatchObject({ address: w.address, challenge });
+      const ok = await ca.req('POST', '/dashboard/api/payout/verify', { signature: proof.signature });
+      expect(ok.status).toBe(200);
+      expect(ok.json).toMatchObject({ verified: true, challenge: null });
+      expect(((await ca.req('GET', '/dashboard/api/home')).json.setup as { payout_verified: boolean }).payout_verified).toBe(true);
+    } finally {
+      await ca.req('POST', '/dashboard/api/mode', { mode: 'test' });
+    }
+    // Test mode's address is its own, provisioned verified at creation.
+    expect((await ca.req('GET', '/dashboard/api/payout')).json).toMatchObject({ mode: 'test', verified: true });
+  });
+
+  it('allowed widget origins are stored normalised; a non-origin is 400', async () => {
+    const r = await ca.req('POST', '/dashboard/api/origins', { origins: ['https://shop.example/path', 'http://127.0.0.1:8080'] });
+    expect(r.json.origins).toEqual(['https://shop.example', 'http://127.0.0.1:8080']);
+    expect((await ca.req('POST', '/dashboard/api/origins', { origins: ['javascript:alert(1)'] })).status).toBe(400);
+  });
+
   it('password change: the old password stops working, other sessions end, this one stays', async () => {
     const m = await h.merchant('Pw Shop');
     const c1 = dashClient(h.svc);

@@ -37,7 +37,7 @@ export class AnmDashHome extends LitElement {
       <section aria-labelledby="setup">
         <h2 id="setup">Setup checklist</h2>
         <ul>
-          ${item(h.setup.payout_address !== null && h.setup.payout_verified, h.setup.payout_address ? `Payout address ${h.setup.payout_verified ? 'verified' : 'not verified yet'}` : 'Set a payout address', '/dashboard/account')}
+          ${item(h.setup.payout_address !== null && h.setup.payout_verified, h.setup.payout_address ? `Payout address ${h.setup.payout_verified ? 'verified' : 'not verified yet'}` : 'Set a payout address', '/dashboard/settings')}
           ${item(h.setup.webhook_url !== null, h.setup.webhook_url ? `Webhook: ${h.setup.webhook_url}` : 'Set a webhook endpoint', '/dashboard/webhooks')}
           ${item(h.setup.active_secret_keys > 0, `${h.setup.active_secret_keys} active secret key${h.setup.active_secret_keys === 1 ? '' : 's'}`, '/dashboard/keys')}
         </ul>

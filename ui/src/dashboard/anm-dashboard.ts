@@ -14,6 +14,7 @@ import './anm-dash-keys.ts';
 import './anm-dash-login.ts';
 import './anm-dash-payment.ts';
 import './anm-dash-payments.ts';
+import './anm-dash-settings.ts';
 import './anm-dash-webhooks.ts';
 
 const NAV: Array<[DashPage, string, string]> = [
@@ -21,6 +22,7 @@ const NAV: Array<[DashPage, string, string]> = [
   ['payments', 'Payments', '/dashboard/payments'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
+  ['settings', 'Payout and widget', '/dashboard/settings'],
   ['account', 'Account', '/dashboard/account'],
 ];
 
@@ -141,6 +143,8 @@ export class AnmDashboard extends LitElement {
         return html`<anm-dash-payment .paymentId=${d.id ?? ''}></anm-dash-payment>`;
       case 'webhooks':
         return html`<anm-dash-webhooks .mode=${d.mode}></anm-dash-webhooks>`;
+      case 'settings':
+        return html`<anm-dash-settings></anm-dash-settings>`;
       case 'account':
         return html`<anm-dash-account></anm-dash-account>`;
     }
