@@ -170,8 +170,29 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await shot(page, 'desktop-06-payment-paid');
   });
 
+  it('verify a live payout address with the signature the CLI prints', { timeout: 90_000 }, async () => {
+    const file = path.join(h.dataDir, 'live-payout.json');
+    const w = await h.cli(['wallet', 'create', '--network', 'live', '--out', file]);
+    const page = await login(desktop);
+    await page.getByLabel('Mode').selectOption('live');
+    await page.getByRole('heading', { name: 'Balance (live)' }).waitFor();
+    await page.getByRole('link', { name: 'Payout and widget' }).click();
+    await page.getByLabel('New payout address').fill(String(w.address));
+    await page.getByRole('button', { name: 'Save address' }).click();
+    const command = page.locator('anm-copy-field[field="command"] code');
+    await command.waitFor();
+    const challenge = /--challenge (\S+)/.exec((await command.textContent())!)![1]!;
+    const proof = await h.cli(['payout', 'verify', '--challenge', challenge, '--wallet', file]);
+    await page.getByLabel('Signature printed by the command').fill(String(proof.signature));
+    await page.getByRole('button', { name: 'Verify address' }).click();
+    await page.locator('[data-testid="payout-state"]', { hasText: /^Verified/ }).waitFor();
+    await shot(page, 'desktop-07-payout-verified');
+    await page.getByLabel('Mode').selectOption('test');
+    await page.getByRole('note').waitFor();
+  });
+
   it('mode switch scopes the pages; every page passes axe (labels, contrast) at desktop and phone widths', { timeout: 120_000 }, async () => {
-    const pages = ['/dashboard', '/dashboard/payments', '/dashboard/keys', '/dashboard/webhooks', '/dashboard/account'];
+    const pages = ['/dashboard', '/dashboard/payments', '/dashboard/keys', '/dashboard/webhooks', '/dashboard/settings', '/dashboard/account'];
     for (const [name, ctx] of [['desktop', desktop], ['phone', phone]] as const) {
       const page = await login(ctx);
       for (const p of pages) {
