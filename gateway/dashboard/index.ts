@@ -14,6 +14,7 @@ import { homeRoutes } from './home.ts';
 import { keyRoutes } from './keys.ts';
 import { pageRoutes } from './pages.ts';
 import { paymentRoutes } from './payments.ts';
+import { refundRoutes } from './refunds.ts';
 import { settingsRoutes } from './settings.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -34,4 +35,5 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   paymentRoutes(app, x);
   webhookRoutes(app, x);
   settingsRoutes(app, x);
+  refundRoutes(app, x);
 }

@@ -46,7 +46,10 @@ export function paymentRoutes(app: FastifyInstance, x: Dash): void {
     const who = await admitDash(x, req, reply);
     const row = INTENT_ID.test(req.params.id) ? await reads.payment(who.merchant, who.mode, req.params.id) : null;
     if (!row) throw new AppError('not_found');
-    return { payment: resource(row), version: row.version, timeline: await reads.journal(row.id) };
+    const ctx = row.snapshot.context as PaymentIntentContext;
+    // Refunds holding part of the cap, then confirmed ones: the refund actors hold the rest.
+    const refunds = [...(ctx.refund_holds ?? []), ...(ctx.refunds ?? [])].map((r) => ({ id: r.refund_id, amount: r.amount }));
+    return { payment: resource(row), version: row.version, timeline: await reads.journal(row.id), refunds };
   });
 
   const open = new Set<SseStream>();

@@ -4,7 +4,12 @@
  * and 10, DESIGN §7 "Login" and "Pages".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeSignedTx } from '../../machines/chain/index.ts';
+import { readWalletFile, sign } from '../../runtime/chain/codec/keys.ts';
+import { buildRefundTx, unsignedTransferSchema } from '../../runtime/chain/payment-tx.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
+import { waitFor } from '../helpers/backends.ts';
 import { dashClient, startDashHarness, type DashClient, type DashHarness } from './harness.ts';
 
 let h: DashHarness;
@@ -188,6 +193,46 @@ describe('dashboard pages as JSON (DESIGN §7 Pages)', () => {
     }
     // Test mode's address is its own, provisioned verified at creation.
     expect((await ca.req('GET', '/dashboard/api/payout')).json).toMatchObject({ mode: 'test', verified: true });
+  });
+
+  it('refunds (spec rule 3, DESIGN §7): test mode 403; live: create, the unsigned transfer and the sign command, a pasted signed transaction submitted, CONFIRMED', { timeout: 90_000 }, async () => {
+    // The live payout address set and verified by the test above.
+    const payoutFile = `${h.dataDir}/live-payout.json`;
+    const intent = await h.intent(a.keys.live.secret, { amount: '1' });
+    const customer = await h.cli(['wallet', 'create', '--network', 'live', '--out', `${h.dataDir}/live-customer.json`]);
+    await h.cli(['wallet', 'fund', String(customer.address), '10000000000', '--network', 'live']);
+    await h.cli(['wallet', 'pay', intent.id, '--wallet', `${h.dataDir}/live-customer.json`]);
+    await h.cli(['devnet', 'mine', '12', '--network', 'live']);
+    expect((await ca.req('POST', '/dashboard/api/refunds', { payment_intent: intent.id })).status).toBe(403);
+    await ca.req('POST', '/dashboard/api/mode', { mode: 'live' });
+    try {
+      await waitFor(async () => ((await ca.req('GET', `/dashboard/api/payments/${intent.id}`)).json.payment as { status: string }).status === 'PAID', 20_000, 'PAID');
+      const made = await ca.req('POST', '/dashboard/api/refunds', { payment_intent: intent.id, amount: '0.3', reason: 'one item back' });
+      expect(made.status).toBe(201);
+      const refund = made.json.refund as { id: string; status: string; unsigned_transfer: unknown };
+      expect(refund.status).toBe('REQUIRES_SIGNATURE');
+      expect(made.json.command).toBe(`ANMPAY_API_KEY=<your live secret key> anmpay refund sign ${refund.id} --wallet <payout wallet file>`);
+      expect(((await ca.req('GET', `/dashboard/api/payments/${intent.id}`)).json.refunds as Array<{ id: string }>).map((r) => r.id)).toEqual([refund.id]);
+      // Signed elsewhere (here: with the payout wallet's key), pasted into the page.
+      const w = await readWalletFile(payoutFile);
+      const rpc = new AnmRpcClient(`${h.services.devnet!.url}/live`);
+      const tx = buildRefundTx(unsignedTransferSchema.parse(refund.unsigned_transfer), { chainId: 1, publicKey: w.publicKey, nonce: await rpc.getNonce(w.address, 'pending') });
+      expect((await ca.req('POST', `/dashboard/api/refunds/${refund.id}/submit`, { signed_transaction: 'zz' })).status).toBe(400);
+      const sent = await ca.req('POST', `/dashboard/api/refunds/${refund.id}/submit`, { signed_transaction: encodeSignedTx(sign(tx, w.secretKey)) });
+      expect(sent.status).toBe(200);
+      expect(sent.json.command).toBeNull();
+      await h.cli(['devnet', 'mine', '12', '--network', 'live']);
+      await waitFor(async () => ((await ca.req('GET', `/dashboard/api/refunds/${refund.id}`)).json.refund as { status: string }).status === 'CONFIRMED', 20_000, 'refund CONFIRMED');
+      const other = dashClient(h.svc);
+      await other.login(b.dashboard.email, b.dashboard.password);
+      await other.req('POST', '/dashboard/api/mode', { mode: 'live' });
+      expect((await other.req('GET', `/dashboard/api/refunds/${refund.id}`)).status).toBe(404);
+    } finally {
+      await ca.req('POST', '/dashboard/api/mode', { mode: 'test' });
+    }
+    const testIntent = await h.intent(a.keys.test.secret, { amount: '1' });
+    const refused = await ca.req('POST', '/dashboard/api/refunds', { payment_intent: testIntent.id });
+    expect(refused.status).toBe(403);
   });
 
   it('allowed widget origins are stored normalised; a non-origin is 400', async () => {

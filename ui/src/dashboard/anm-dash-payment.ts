@@ -4,6 +4,7 @@ import type { PaymentIntentResource } from '../../../machines/payment-intent/vie
 import { api, errorText, when } from './api.ts';
 import { dashStyles } from './styles.ts';
 import { TimelineController, type TimelineEntry } from './timeline-controller.ts';
+import './anm-dash-refunds.ts';
 
 type Payment = PaymentIntentResource;
 
@@ -13,6 +14,7 @@ export class AnmDashPayment extends LitElement {
 
   declare paymentId: string;
   declare error: string;
+  private refunds: string[] = [];
   private readonly timeline = new TimelineController<Payment>(this, () => this.paymentId);
 
   constructor() {
@@ -23,8 +25,11 @@ export class AnmDashPayment extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    api<{ payment: Payment; version: number; timeline: TimelineEntry[] }>(`payments/${encodeURIComponent(this.paymentId)}`).then(
-      (r) => this.timeline.seed(r.payment, r.version, r.timeline),
+    api<{ payment: Payment; version: number; timeline: TimelineEntry[]; refunds: Array<{ id: string }> }>(`payments/${encodeURIComponent(this.paymentId)}`).then(
+      (r) => {
+        this.refunds = r.refunds.map((x) => x.id);
+        this.timeline.seed(r.payment, r.version, r.timeline);
+      },
       (err: unknown) => (this.error = errorText(err)),
     );
   }
@@ -70,6 +75,9 @@ export class AnmDashPayment extends LitElement {
           )}
         </ol>
       </section>
+      ${p.mode === 'live'
+        ? html`<anm-dash-refunds .paymentId=${p.id} .refundable=${p.status === 'PAID' || p.status === 'PARTIALLY_REFUNDED'} .ids=${this.refunds}></anm-dash-refunds>`
+        : html`<p class="muted">Refunds move real ANM: they are made in live mode only.</p>`}
       <p><a href="/dashboard/payments">All payments</a></p>
     `;
   }

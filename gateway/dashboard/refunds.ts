@@ -1,0 +1,41 @@
+/**
+ * Refunds from the dashboard (live mode only, spec rule 3): create one for a payment (the
+ * same command as `POST /api/v1/refunds`), show its unsigned transfer and the exact
+ * `anmpay refund sign` command, take a pasted signed transaction and submit it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { RefundContext } from '../../machines/refund/context.ts';
+import { refundResource, type RefundStatus } from '../../machines/refund/view.ts';
+import { isPlainObject } from '../http/body.ts';
+import { refundCommands, type RefundBody } from '../refunds/commands.ts';
+import { validateRefund } from '../routes/refund-input.ts';
+import { admitDash, type Dash } from './context.ts';
+
+/** The refund with what the merchant runs to sign it (the key is theirs to fill in). */
+function withCommand(r: RefundBody) {
+  const waiting = r.status === 'REQUIRES_SIGNATURE';
+  return { refund: r, command: waiting ? `ANMPAY_API_KEY=<your live secret key> anmpay refund sign ${r.id} --wallet <payout wallet file>` : null };
+}
+
+export function refundRoutes(app: FastifyInstance, x: Dash): void {
+  const commands = refundCommands(x.d);
+
+  app.post('/dashboard/api/refunds', async (req, reply) => {
+    const who = await admitDash(x, req, reply);
+    const input = validateRefund(req.body);
+    const res = await commands.create(who, input, null);
+    return reply.code(res.status).send(withCommand(res.body as RefundBody));
+  });
+
+  app.get<{ Params: { id: string } }>('/dashboard/api/refunds/:id', async (req, reply) => {
+    const who = await admitDash(x, req, reply);
+    const r = await commands.own(who, req.params.id);
+    return withCommand(refundResource(r.snapshot.context as RefundContext, r.state as RefundStatus));
+  });
+
+  app.post<{ Params: { id: string } }>('/dashboard/api/refunds/:id/submit', async (req, reply) => {
+    const who = await admitDash(x, req, reply);
+    const b: unknown = req.body;
+    return withCommand(await commands.submit(who, req.params.id, isPlainObject(b) ? b.signed_transaction : undefined));
+  });
+}
