@@ -12,6 +12,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeSignedTx } from '../../machines/chain/index.ts';
+import { readWalletFile, sign } from '../../runtime/chain/codec/keys.ts';
+import { buildRefundTx, unsignedTransferSchema } from '../../runtime/chain/payment-tx.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { startDashHarness, type DashHarness } from '../dashboard/harness.ts';
 import { CHROMIUM, skipBrowser } from './harness.ts';
@@ -170,7 +174,7 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await shot(page, 'desktop-06-payment-paid');
   });
 
-  it('verify a live payout address with the signature the CLI prints', { timeout: 90_000 }, async () => {
+  it('verify a live payout address with the signature the CLI prints; refund a live payment and submit its signed transaction', { timeout: 150_000 }, async () => {
     const file = path.join(h.dataDir, 'live-payout.json');
     const w = await h.cli(['wallet', 'create', '--network', 'live', '--out', file]);
     const page = await login(desktop);
@@ -187,6 +191,40 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Verify address' }).click();
     await page.locator('[data-testid="payout-state"]', { hasText: /^Verified/ }).waitFor();
     await shot(page, 'desktop-07-payout-verified');
+
+    // A live payment, paid by the CLI, refunded from its page: the transfer signed with the
+    // payout wallet's key and pasted in.
+    const intent = await h.intent(m.keys.live.secret, { amount: '1', description: 'live order' });
+    const buyer = path.join(h.dataDir, 'live-buyer.json');
+    const b = await h.cli(['wallet', 'create', '--network', 'live', '--out', buyer]);
+    await h.cli(['wallet', 'fund', String(b.address), '10000000000', '--network', 'live']);
+    await h.cli(['wallet', 'pay', intent.id, '--wallet', buyer]);
+    await page.goto(`${h.svc}/dashboard/payments/${intent.id}`);
+    await page.getByText('(live)').waitFor();
+    await h.cli(['devnet', 'mine', '12', '--network', 'live']);
+    await page.locator('[data-testid="status"]', { hasText: 'PAID' }).waitFor({ timeout: 30_000 });
+    await page.reload();
+    await page.getByLabel('Amount in ANM (empty: all that is left)').fill('0.25');
+    await page.getByLabel('Reason').fill('one item back');
+    await page.getByRole('button', { name: 'Create refund' }).click();
+    await page.locator('[data-testid="refund-status"]', { hasText: 'REQUIRES_SIGNATURE' }).waitFor();
+    const cmd = (await page.locator('anm-copy-field[field="refund-command"] code').textContent())!;
+    const refundId = /refund sign (re_\S+)/.exec(cmd)![1]!;
+    const view = (await (
+      await page.request.get(`${h.svc}/dashboard/api/refunds/${refundId}`)
+    ).json()) as { refund: { unsigned_transfer: unknown } };
+    const pw = await readWalletFile(file);
+    const rpc = new AnmRpcClient(`${h.services.devnet!.url}/live`);
+    const tx = buildRefundTx(unsignedTransferSchema.parse(view.refund.unsigned_transfer), { chainId: 1, publicKey: pw.publicKey, nonce: await rpc.getNonce(pw.address, 'pending') });
+    await page.getByLabel('Or paste a signed transaction (hex)').fill(encodeSignedTx(sign(tx, pw.secretKey)));
+    await page.getByRole('button', { name: 'Submit signed transaction' }).click();
+    await page.locator('[data-testid="refund-status"]', { hasText: /SUBMITTED|CONFIRMING/ }).waitFor();
+    await h.cli(['devnet', 'mine', '12', '--network', 'live']);
+    await page.locator('[data-testid="timeline"] li', { hasText: 'PARTIALLY_REFUNDED' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Refresh refund' }).click();
+    await page.locator('[data-testid="refund-status"]', { hasText: 'CONFIRMED' }).waitFor();
+    await shot(page, 'desktop-08-refund-confirmed');
+    await page.goto(`${h.svc}/dashboard`);
     await page.getByLabel('Mode').selectOption('test');
     await page.getByRole('note').waitFor();
   });
@@ -215,7 +253,9 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Balance (live)' }).waitFor();
     expect(await page.getByRole('note').count()).toBe(0);
     await page.goto(`${h.svc}/dashboard/payments`);
-    await page.getByText('No payments match.').waitFor();
+    // Live mode lists the live payment refunded above, never the test ones.
+    await page.getByText('live order').waitFor();
+    expect(await page.getByText(MARKUP).count()).toBe(0);
     await shot(page, 'phone-live-payments');
     await page.getByLabel('Mode').selectOption('test');
     await page.getByRole('note').waitFor();
