@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startServices, type Services } from '../../bin/services.ts';
-import { loadConfig } from '../../runtime/config.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
 import { cliJson } from '../helpers/cli.ts';
+import { inProcessConfig } from '../helpers/service-config.ts';
 
 export interface DashHarness {
   services: Services;
@@ -46,19 +46,10 @@ export interface DashClient {
 }
 
 export async function startDashHarness(env: Record<string, string> = {}): Promise<DashHarness> {
-  const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'anm-dash-'));
   const schema = realAvailable ? uniqueName('dash') : undefined;
-  const config = loadConfig({
-    ANMPAY_DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    MARKETPLACE_PORT: '0',
-    DEVNET_PORT: '0',
-    DEVNET_BLOCK_MS: '0',
-    LOG_LEVEL: 'silent',
-    ANMPAY_OPERATOR_TOKEN: operatorToken,
-    ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
+  const operatorToken = `opt_${randomBytes(16).toString('hex')}`;
+  const config = inProcessConfig(dataDir, operatorToken, {
     ANMPAY_ALLOW_PRIVATE_WEBHOOKS: '1',
     ANMPAY_ROLES: 'gateway,runtime,indexer',
     ...(schema ? { DATABASE_URL, NATS_URL, ANMPAY_DB_SCHEMA: schema, NATS_NAMESPACE: schema } : {}),
