@@ -140,9 +140,16 @@ export class SessionStore {
     await this.db.query(`UPDATE sessions SET data = data || $2::jsonb WHERE id = $1`, [id, JSON.stringify(patch)]);
   }
 
-  /** Deletes sessions idle past the limit; returns how many. */
+  /**
+   * Deletes sessions idle past the limit, and visitors' sessions (a login form never sent)
+   * after an hour, so form views cannot pile rows up; returns how many.
+   */
   async sweep(): Promise<number> {
-    const res = await this.db.query(`DELETE FROM sessions WHERE last_seen_at <= now() - make_interval(secs => $1::double precision / 1000)`, [this.idleMs]);
+    const res = await this.db.query(
+      `DELETE FROM sessions WHERE last_seen_at <= now() - make_interval(secs => $1::double precision / 1000)
+          OR (principal IS NULL AND last_seen_at <= now() - interval '1 hour')`,
+      [this.idleMs],
+    );
     return res.rowCount;
   }
 }
