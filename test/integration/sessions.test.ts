@@ -131,6 +131,7 @@ describe('sessions (DESIGN §7 Login)', () => {
     expect(await short.lookup('merchant', token)).toBeNull();
     await new Promise((r) => setTimeout(r, 400));
     expect(await short.lookup('operator', token)).toBeNull();
+    expect(await short.sweep()).toBeGreaterThan(0);
 
     const a = await store.create({ kind: 'operator', principal: 'op3', csrfSecret: 's' });
     const b = await store.create({ kind: 'operator', principal: 'op3', csrfSecret: 's' });
