@@ -89,13 +89,15 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await h?.close();
   });
 
-  it('log in, create a key (shown once, copied), revoke it', { timeout: 90_000 }, async () => {
+  it('log in, create a key with the keyboard (shown once, copied), revoke it', { timeout: 90_000 }, async () => {
     const page = await login(desktop);
     await shot(page, 'desktop-01-home');
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { name: 'Keys', exact: true }).waitFor();
-    await page.getByLabel('Kind').selectOption('secret');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    // Keyboard only: the kind, Tab to Create key, Enter.
+    await page.getByLabel('Kind').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     const value = page.locator('anm-copy-field[field="key"] code');
     await value.waitFor();
     const key = (await value.textContent())!;
@@ -120,11 +122,14 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await shot(page, 'desktop-03-key-revoked');
   });
 
-  it('webhooks: set the endpoint (secret shown once), send a test event, see the delivery and its attempts, redeliver', { timeout: 90_000 }, async () => {
+  it('webhooks: set the endpoint with the keyboard (secret shown once), send a test event, see the delivery and its attempts, redeliver', { timeout: 90_000 }, async () => {
     const page = await login(desktop);
     await page.goto(`${h.svc}/dashboard/webhooks`);
-    await page.getByLabel('Endpoint URL').fill(receiverUrl);
-    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    // Keyboard only: type the URL, Tab to the Save button, press Enter.
+    await page.getByLabel('Endpoint URL').focus();
+    await page.keyboard.type(receiverUrl);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     const secret = page.locator('anm-copy-field[field="secret"] code');
     await secret.waitFor();
     expect(await secret.textContent()).toMatch(/^whsec_/);
