@@ -39,7 +39,3 @@ UPDATE merchants
 ALTER TABLE merchants ALTER COLUMN handle SET NOT NULL;
 ALTER TABLE merchants ADD CONSTRAINT merchants_handle_format CHECK (handle ~ '^[a-z0-9-]{3,40}$');
 CREATE UNIQUE INDEX merchants_handle ON merchants (handle);
-
--- The challenge the dashboard issued for proving the payout address (`anmpay payout verify`);
--- `verified_at` is set when a proof for it checks out, and cleared when the address changes.
-ALTER TABLE payout_addresses ADD COLUMN challenge text;
