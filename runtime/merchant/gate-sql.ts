@@ -1,5 +1,5 @@
 /**
- * The statements behind `Gate.pass` (migrations 0002, 0005 and 0007) and the mapping of their rows.
+ * The statements behind `Gate.pass` (storage/migrations/0002_merchants.sql) and the mapping of their rows.
  * When both tokens come from this process's leases, admission is a plain statement over many
  * requests at once (`Batcher`): the keys and their merchants, plus intent reads or
  * Idempotency-Key inserts (PL/pgSQL costs about a third more per call on these paths). Lease

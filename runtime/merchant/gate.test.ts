@@ -1,5 +1,5 @@
 /**
- * Admission with leases (`Gate`, migrations 0005 and 0007) on PGlite: several gateway processes (one
+ * Admission with leases (`Gate`, storage/migrations/0002_merchants.sql) on PGlite: several gateway processes (one
  * `Gate` each) share the buckets exactly, an IP refusal leaves the key's quota alone,
  * revocation and suspension take effect on the next request, a keyless request served from
  * the IP lease costs no round trip, and claims batched into one statement keep the

@@ -1,5 +1,5 @@
 /**
- * Admission for merchant API requests (`anm_gate_lease`, migrations 0005 and 0007): IP and key token
+ * Admission for merchant API requests (`anm_gate_lease`, storage/migrations/0002_merchants.sql): IP and key token
  * buckets shared by every gateway process through leases (ADR 0004, `LeaseBook`), the key and
  * its merchant, and optionally an Idempotency-Key claim (ADR 0005) or one intent snapshot. At
  * most one round trip per request; none for a keyless request served from the IP lease.

@@ -39,3 +39,7 @@ UPDATE merchants
 ALTER TABLE merchants ALTER COLUMN handle SET NOT NULL;
 ALTER TABLE merchants ADD CONSTRAINT merchants_handle_format CHECK (handle ~ '^[a-z0-9-]{3,40}$');
 CREATE UNIQUE INDEX merchants_handle ON merchants (handle);
+
+-- Payout address verification from the dashboard (DESIGN §7): the challenge issued for proving
+-- the address (`anmpay payout verify`), replaced when the address changes.
+ALTER TABLE payout_addresses ADD COLUMN challenge text;
