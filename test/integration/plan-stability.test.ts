@@ -150,7 +150,7 @@ describe.each(backends)('plans of batched statements on %s', (name, open) => {
   it('looks up offered keys (gate reads and claims) by their hash, whatever the number of keys', async () => {
     const o = await open();
     drop = o.drop;
-    await o.db.query(`INSERT INTO merchants (id, name, email, password_hash) VALUES ('m0', 'M', 'm0@example.com', 'x')`);
+    await o.db.query(`INSERT INTO merchants (id, name, email, password_hash, handle) VALUES ('m0', 'M', 'm0@example.com', 'x', 'm-0')`);
     await o.db.query(`INSERT INTO api_keys (id, merchant, mode, kind, prefix, hash) VALUES ('key_0', 'm0', 'test', 'secret', 'sk_test_', 'h0')`);
     const lookup = (hash: string, readId: string | null = null) =>
       o.db.query<{ i: number; merchant: string; read_state: string | null }>(LOOKUP_MANY_SQL, [[hash, 'unknown'], [readId, null]]);
@@ -160,7 +160,7 @@ describe.each(backends)('plans of batched statements on %s', (name, open) => {
       expect((await lookup('h0', 'pay_none')).rows).toEqual([expect.objectContaining({ i: 1, merchant: 'm0', read_state: null })]);
       expect((await claim('h0', `early-${i}`)).rows[0]?.claimed).toBe(true);
     }
-    await o.db.query(`INSERT INTO merchants (id, name, email, password_hash) SELECT 'm' || i, 'M', 'm' || i || '@example.com', 'x' FROM generate_series(1, 5000) i`);
+    await o.db.query(`INSERT INTO merchants (id, name, email, password_hash, handle) SELECT 'm' || i, 'M', 'm' || i || '@example.com', 'x', 'm-' || i FROM generate_series(1, 5000) i`);
     await o.db.query(
       `INSERT INTO api_keys (id, merchant, mode, kind, prefix, hash) SELECT 'key_' || i, 'm' || (1 + i % 5000), 'test', 'secret', 'sk_test_', 'h' || i FROM generate_series(1, ${ROWS}) i`,
     );
