@@ -7,7 +7,6 @@
  * The bearer-token operator API (`/ops/api/*`, gateway/routes/ops.ts) is a separate context.
  */
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.ts';
 import { installSessions } from '../http/sessions/index.ts';
 import { rawBodyParser } from '../http/body.ts';
 import { opsData } from './data.ts';
@@ -20,11 +19,6 @@ export const OPS_COOKIE = 'anm_ops_session';
 export default async function opsConsole(app: FastifyInstance, opts: { ops: OpsConsoleDeps; operatorToken: string; baseUrl: () => string }): Promise<void> {
   const d = opts.ops;
   rawBodyParser(app);
-  // A write with no session at all has no CSRF secret to check against: refused here, before
-  // @fastify/csrf-protection would read the secret of a session that does not exist.
-  app.addHook('preHandler', async (req) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && !req.anmSession) throw new AppError('csrf_failed');
-  });
   const sessions = await installSessions(app, { kind: 'operator', cookieName: OPS_COOKIE, cookiePath: '/ops', store: d.sessions, baseUrl: opts.baseUrl });
   opsPages(app, d, sessions, opts.operatorToken);
   await app.register(async (guarded) => {

@@ -98,6 +98,9 @@ describe('sessions (DESIGN §7 Login)', () => {
       ['foreign Origin', { cookie, csrf, origin: 'https://evil.example' }, 403],
       ['no Origin', { cookie, csrf, origin: null }, 403],
       ['Origin "null"', { cookie, csrf, origin: 'null' }, 403],
+      // No session at all: no secret to check a token against (was a 500 from the CSRF plugin).
+      ['no session, a token', { csrf }, 403],
+      ['no session, no token', {}, 403],
     ];
     for (const [name, o, status] of cases) {
       const { r, body } = await call('/x/api/write', { method: 'POST', ...o });

@@ -88,6 +88,9 @@ export async function installSessions(app: FastifyInstance, o: SessionOptions): 
   app.addHook('preHandler', (req, reply, done) => {
     if (!UNSAFE.has(req.method)) return done();
     if (!originAllowed(req, o.baseUrl())) return done(new AppError('csrf_failed', 'The request did not come from this site (Origin).'));
+    // A write with no session has no CSRF secret to check against: refused here, before
+    // @fastify/csrf-protection would read the secret of a session that does not exist.
+    if (!req.anmSession) return done(new AppError('csrf_failed', 'No session: load the page (or log in) first.'));
     app.csrfProtection(req, reply, done);
   });
 
