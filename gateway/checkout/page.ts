@@ -2,14 +2,15 @@
  * `GET /c/{id}`: the hosted checkout (spec Endpoints; Authentication 8: the unguessable id is
  * the capability). Server-rendered shell + JSON data block + the Lit bundle. `?embed=1` is the
  * widget's iframe: it needs the merchant's publishable key (`pk`, same merchant and mode as the
- * intent) and may be framed only by the merchant's allowed origins. Unknown id, or an embed
+ * intent) and may be framed only by the merchant's allowed origins (a loopback `*` port
+ * only for a test intent). Unknown id, or an embed
  * that does not check out: a 404 page.
  */
 import type { FastifyInstance } from 'fastify';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { toCheckoutPage } from '../../machines/payment-intent/checkout-view.ts';
 import { hashApiKey, parseApiKey } from '../../runtime/merchant/secrets.ts';
-import { safeOrigins } from '../../runtime/merchant/origins.ts';
+import { originsForMode } from '../../runtime/merchant/origins.ts';
 import type { CheckoutPageData } from '../../ui/src/types.ts';
 import { uiBundle } from '../../ui/build.ts';
 import type { GatewayDeps } from '../deps.ts';
@@ -51,7 +52,7 @@ export function checkoutPage(app: FastifyInstance, d: GatewayDeps): void {
     const pkHash = embed && parseApiKey(pk)?.kind === 'publishable' ? hashApiKey(d.pepper, pk) : null;
     const row = await d.checkout.byId(id, embed ? (pkHash ?? '') : null);
     if (!row) return notFound();
-    const origins = safeOrigins(row.allowedOrigins);
+    const origins = originsForMode(row.allowedOrigins, row.mode);
     if (embed && (!row.keyMatches || origins.length === 0)) return notFound();
 
     const view = toCheckoutPage(row.snapshot.context as PaymentIntentContext, row.state, { version: row.version, merchantName: row.merchantName, now: now() });

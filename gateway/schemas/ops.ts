@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { modeEnum } from './payment-intent.ts';
 import { api } from './registry.ts';
 
+// An http(s) origin, or a loopback one with a `*` port (`http://localhost:*`); the store
+// normalises and refuses anything else as invalid_origin (runtime/merchant/origins.ts).
+const originEntry = z.string().min(1).max(2048).describe('An http(s) origin such as https://shop.example; http://127.0.0.1:* and http://localhost:* (any port) are honoured in test mode only.');
+
 const keyPair = z.strictObject({ secret: z.string(), publishable: z.string() });
 
 export const CreateMerchantRequest = z
@@ -12,7 +16,7 @@ export const CreateMerchantRequest = z
     password: z.string().min(12).max(200).optional(),
     success_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     cancel_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
-    allowed_origins: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(50).optional(),
+    allowed_origins: z.array(originEntry).max(50).optional(),
   })
   .register(api, { id: 'CreateMerchantRequest' });
 
@@ -49,7 +53,7 @@ export const MerchantStatus = z
   .register(api, { id: 'MerchantStatus' });
 
 export const SetAllowedOriginsRequest = z
-  .strictObject({ origins: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(50) })
+  .strictObject({ origins: z.array(originEntry).max(50) })
   .register(api, { id: 'SetAllowedOriginsRequest' });
 
 export const AllowedOrigins = z.strictObject({ id: z.string(), allowed_origins: z.array(z.string()) }).register(api, { id: 'AllowedOrigins' });

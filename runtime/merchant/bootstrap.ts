@@ -10,6 +10,9 @@ import type { Mode } from './secrets.ts';
 
 export type Treasury = Record<Mode, string>;
 
+/** The demo merchant's widget origins: any local port, test mode only. */
+export const DEMO_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'] as const;
+
 // Any constant; the same in every process that bootstraps.
 const BOOTSTRAP_LOCK = 0x616e6d62;
 
@@ -39,7 +42,9 @@ export async function ensureDemoMerchant(db: Db, merchants: Merchants): Promise<
     await q.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
     const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM merchants`);
     if ((rows[0]?.n ?? 0) > 0) return null;
-    return merchants.createIn(q, { name: 'Demo Shop', email: 'demo@anmpay.local' });
+    // Loopback pages on any port may embed its TEST checkout so the widget works out of the box
+    // locally; live intents never honour these entries (runtime/merchant/origins.ts).
+    return merchants.createIn(q, { name: 'Demo Shop', email: 'demo@anmpay.local', allowed_origins: [...DEMO_ORIGINS] });
   });
 }
 
@@ -52,6 +57,7 @@ export function demoBanner(m: CreatedMerchant, baseUrl: string): string {
     `    login               ${m.dashboard.email} / ${m.dashboard.password}`,
     `    test secret key     ${m.keys.test.secret}`,
     `    test publishable    ${m.keys.test.publishable}`,
+    `    widget origins      ${DEMO_ORIGINS.join(' ')} (test mode only)`,
     `    docs                ${baseUrl}/docs`,
     `    operator console    ${baseUrl}/ops`,
     '',

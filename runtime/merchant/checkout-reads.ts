@@ -13,6 +13,8 @@ export interface CheckoutRow {
   version: number;
   snapshot: PersistedSnapshot;
   merchantName: string;
+  /** The intent's mode: a live intent never honours a loopback `*` origin. */
+  mode: 'test' | 'live';
   /** Origins the merchant allows to frame its checkout (`embed=1`). */
   allowedOrigins: string[];
   /** Null when no key was asked about; else whether it is an active publishable key of this merchant and mode. */
@@ -24,6 +26,7 @@ interface Raw {
   state: string;
   version: number;
   snapshot: PersistedSnapshot;
+  mode: string;
   name: string | null;
   allowed_origins: unknown;
   key_matches: boolean | null;
@@ -35,7 +38,7 @@ export class CheckoutReads {
   /** `publishableKeyHash`: keyed hash of an `apk_` key to check against the intent's merchant and mode. */
   async byId(id: string, publishableKeyHash: string | null = null): Promise<CheckoutRow | null> {
     const { rows } = await this.db.query<Raw>(
-      `SELECT a.id, a.state, a.version, a.snapshot, m.name, m.allowed_origins,
+      `SELECT a.id, a.state, a.version, a.snapshot, a.mode, m.name, m.allowed_origins,
               CASE WHEN $2::text IS NULL THEN NULL ELSE EXISTS (
                 SELECT 1 FROM api_keys k
                  WHERE k.hash = $2 AND k.merchant = a.merchant AND k.mode = a.mode
@@ -52,6 +55,8 @@ export class CheckoutReads {
       version: Number(r.version),
       snapshot: r.snapshot,
       merchantName: r.name ?? '',
+      // Anything but an explicit test row is treated as live, the stricter of the two.
+      mode: r.mode === 'test' ? 'test' : 'live',
       allowedOrigins: Array.isArray(r.allowed_origins) ? r.allowed_origins.filter((o): o is string => typeof o === 'string') : [],
       keyMatches: r.key_matches,
     };

@@ -99,7 +99,7 @@ export class Merchants {
     await q.query(
       `INSERT INTO merchants (id, name, email, password_hash, allowed_origins, success_url, cancel_url, handle)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)`,
-      [id, input.name, email, await hashPassword(password), JSON.stringify(input.allowed_origins ?? []), input.success_url ?? null, input.cancel_url ?? null, handle],
+      [id, input.name, email, await hashPassword(password), JSON.stringify([...new Set((input.allowed_origins ?? []).map(normalizeOrigin))]), input.success_url ?? null, input.cancel_url ?? null, handle],
     );
     await q.query(`INSERT INTO payout_addresses (merchant, mode, address, wallet_secret, verified_at) VALUES ($1, 'test', $2, $3, now())`, [
       id,

@@ -12,7 +12,7 @@ const el = document.querySelector('anm-checkout');
 if (dataEl?.textContent && el) {
   const data = JSON.parse(dataEl.textContent) as CheckoutPageData;
   if (data.embed) {
-    const bridge = new EmbedBridge(data.intent.id, data.embed.origins, data.status);
+    const bridge = new EmbedBridge(data.intent.id, data.embed.origins, data.status, data.intent.mode === 'test');
     el.addEventListener('anm-status-change', (e) => bridge.status(e.detail));
     el.addEventListener('anm-done', () => bridge.close());
     // Keys pressed in the iframe never reach the merchant's page: Escape is passed on as a close.

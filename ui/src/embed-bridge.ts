@@ -1,8 +1,10 @@
 /**
  * The embedded page's side of the widget protocol (docs/widget.md). It talks only to its
  * parent window, only after that parent said `hello` from one of the merchant's allowed
- * origins, and then only to that exact origin (never `*`).
+ * origins (a loopback `*` port entry matches any port, in test mode only), and then only to
+ * that exact concrete origin (never `*`).
  */
+import { anyOriginMatches } from '../../machines/kit/origin-pattern.ts';
 import { CHECKOUT_SOURCE, WIDGET_SOURCE, type CheckoutStatusView, type CheckoutToWidget } from './types.ts';
 
 type Outgoing = { type: 'ready'; status: CheckoutStatusView } | { type: 'status'; status: CheckoutStatusView } | { type: 'close' };
@@ -15,6 +17,8 @@ export class EmbedBridge {
     private readonly intentId: string,
     private readonly allowedOrigins: readonly string[],
     initial: CheckoutStatusView,
+    /** Whether a loopback `*` port entry may match: test mode only. */
+    private readonly wildcards: boolean,
     private readonly win: Window = window,
   ) {
     this.latest = initial;
@@ -37,7 +41,7 @@ export class EmbedBridge {
   private readonly onMessage = (e: MessageEvent<unknown>): void => {
     const parent = this.win.parent;
     if (parent === this.win || e.source !== parent) return;
-    if (!this.allowedOrigins.includes(e.origin)) return;
+    if (!anyOriginMatches(this.allowedOrigins, e.origin, { wildcards: this.wildcards })) return;
     const d = e.data as { source?: unknown; v?: unknown; type?: unknown; intent?: unknown } | null;
     if (!d || typeof d !== 'object' || d.source !== WIDGET_SOURCE || d.v !== 1 || d.type !== 'hello' || d.intent !== this.intentId) return;
     // The first allowed origin to say hello is the one we talk to; a later one is ignored.
