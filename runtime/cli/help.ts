@@ -42,7 +42,7 @@ export const HELP = {
         name: 'origins',
         args: '<merchant_id> [--origin <url>]...',
         summary: 'replaces the origins allowed to embed the checkout widget; none clears the list',
-        flags: [['--origin <url>', 'an allowed origin such as https://shop.example (repeat for several)']],
+        flags: [['--origin <url>', 'an allowed origin such as https://shop.example (repeat for several); http://localhost:* or http://127.0.0.1:* allows any local port, in test mode only']],
         example: 'anmpay merchant origins mer_abc123 --origin https://shop.example',
       },
     ],

@@ -135,6 +135,10 @@ describe('bootstrap', () => {
       expect(banner).toContain(`\n    export ANMPAY_API_KEY=${first.demo!.keys.test.secret}\n`);
       for (const p of ['/dashboard', '/docs', '/ops']) expect(banner).toContain(`http://127.0.0.1:3000${p}\n`);
       expect(banner).not.toContain(first.demo!.keys.live.secret);
+      // Issue 22 item 3: the widget works from any local port, in test mode only.
+      expect(banner).toContain('widget origins      http://127.0.0.1:* http://localhost:* (test mode only)');
+      const stored = await b.db.query<{ allowed_origins: string[] }>(`SELECT allowed_origins FROM merchants WHERE id = $1`, [first.demo!.merchant_id]);
+      expect(stored.rows[0]!.allowed_origins).toEqual(['http://127.0.0.1:*', 'http://localhost:*']);
     } finally {
       await b.close();
     }

@@ -16,6 +16,11 @@ let m: CreatedMerchant;
 let demo: DashClient;
 let demoId: string;
 
+interface OpReply {
+  status: number;
+  json: { error?: { code: string }; allowed_origins?: string[]; key?: string; dashboard?: { email: string; password: string } };
+}
+
 // [entry, stored as (null: refused 400 invalid_body)]
 const TABLE: Array<[string, string | null]> = [
   ['http://127.0.0.1:*', 'http://127.0.0.1:*'],
@@ -36,9 +41,9 @@ const TABLE: Array<[string, string | null]> = [
   ['javascript:alert(1)', null],
 ];
 
-const op = (p: string, body: unknown) =>
+const op = (p: string, body: unknown): Promise<OpReply> =>
   fetch(`${h.svc}${p}`, { method: 'POST', headers: { authorization: `Bearer ${h.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-    async (r) => ({ status: r.status, json: (await r.json()) as Record<string, any> }),
+    async (r) => ({ status: r.status, json: (await r.json()) as OpReply['json'] }),
   );
 
 beforeAll(async () => {
@@ -58,7 +63,7 @@ describe('allowed origins: a * only as the port of a loopback host', () => {
     const r = await op(`/ops/api/merchants/${m.merchant_id}/allowed-origins`, { origins: [entry] });
     if (stored === null) {
       expect(r.status).toBe(400);
-      expect(r.json.error.code).toBe('invalid_body');
+      expect(r.json.error?.code).toBe('invalid_body');
     } else {
       expect(r.status).toBe(200);
       expect(r.json.allowed_origins).toEqual([stored]);
@@ -82,11 +87,11 @@ describe('allowed origins: a * only as the port of a loopback host', () => {
     const ok = await op('/ops/api/merchants', { name: 'Local dev', allowed_origins: ['http://localhost:*', 'https://shop.example/x'] });
     expect(ok.status).toBe(201);
     const c = dashClient(h.svc);
-    expect((await c.login(ok.json.dashboard.email, ok.json.dashboard.password)).status).toBe(200);
+    expect((await c.login(ok.json.dashboard!.email, ok.json.dashboard!.password)).status).toBe(200);
     expect((await c.req('GET', '/dashboard/api/origins')).json.origins).toEqual(['http://localhost:*', 'https://shop.example']);
     const bad = await op('/ops/api/merchants', { name: 'Bad', allowed_origins: ['https://*.example'] });
     expect(bad.status).toBe(400);
-    expect(bad.json.error.code).toBe('invalid_body');
+    expect(bad.json.error?.code).toBe('invalid_body');
   });
 });
 
@@ -96,7 +101,7 @@ describe('first start: the demo merchant embeds from any local port in test mode
   });
 
   it('spec /c/{id} embed=1: a test intent is framed under frame-ancestors with the loopback patterns; a live one is refused', async () => {
-    const key = async (mode: 'test' | 'live', kind: 'secret' | 'publishable') => (await op(`/ops/api/merchants/${demoId}/keys`, { mode, kind })).json.key as string;
+    const key = async (mode: 'test' | 'live', kind: 'secret' | 'publishable') => (await op(`/ops/api/merchants/${demoId}/keys`, { mode, kind })).json.key!;
     const test = await h.intent(await key('test', 'secret'), { amount: '1' });
     const page = await fetch(`${h.svc}/c/${test.id}?embed=1&pk=${await key('test', 'publishable')}`);
     expect(page.status).toBe(200);

@@ -90,7 +90,7 @@ export class AnmDashSettings extends LitElement {
       </section>
       <section aria-labelledby="origins">
         <h2 id="origins">Widget: allowed origins</h2>
-        <p class="muted">Pages on these origins may open the checkout with <code>widget.js</code> (one per line, e.g. https://shop.example).</p>
+        <p class="muted">Pages on these origins may open the checkout with <code>widget.js</code> (one per line, e.g. https://shop.example; http://localhost:* allows any local port, for test payments only).</p>
         <form @submit=${(e: SubmitEvent) => this.saveOrigins(e)}>
           <label for="origins-list">Allowed origins</label>
           <textarea id="origins-list" name="origins" rows="4" .value=${(this.origins.value ?? []).join('\n')}></textarea>
