@@ -33,6 +33,15 @@ const refundHolds = {
   'refund.reserve': { guard: 'reserveFits' as const, actions: ['holdRefund' as const, createRefund] },
   'refund.released': { guard: 'holdExists' as const, actions: ['releaseRefund' as const] },
 };
+/**
+ * Outside PAID and PARTIALLY_REFUNDED (a reorg reopened the payment, or it is REFUNDED) a
+ * refund's outcome is still recorded: the refund actor sends it once, and its transfer is on
+ * the chain (or its hold is over) whatever the payment's state (ADR 0023).
+ */
+const refundOutcomes = {
+  'refund.confirmed': { guard: 'refundNews' as const, actions: ['recordRefund' as const] },
+  'refund.released': refundHolds['refund.released'],
+};
 
 export const paymentIntentMachine = pi.createMachine({
   id: 'payment_intent',
@@ -55,6 +64,7 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.reorged': noteNews,
         'chain.tx.dropped': noteNews,
         'chain.block': keepDepth,
+        ...refundOutcomes,
       },
     },
     PAYMENT_DETECTED: {
@@ -65,10 +75,11 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.reorged': reopenOnLoss,
         'chain.tx.dropped': reopenOnLoss,
         'chain.block': keepDepth,
+        ...refundOutcomes,
       },
     },
-    CONFIRMING: { on: inFlight.on },
-    OVERPAID: { on: inFlight.on },
+    CONFIRMING: { on: { ...inFlight.on, ...refundOutcomes } },
+    OVERPAID: { on: { ...inFlight.on, ...refundOutcomes } },
     UNDERPAID: {
       // Terminal for matching (one tx per intent); only the tx's own fate still moves it.
       on: {
@@ -81,11 +92,19 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.block': [{ guard: 'depthAdvances', actions: ['trackDepth'] }, keepDepth],
         'chain.reorged': reopenOnLoss,
         'chain.tx.dropped': reopenOnLoss,
+        ...refundOutcomes,
       },
     },
-    PAID: { on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds } },
+    PAID: {
+      // Settling again after a reorg, with refunds recorded meanwhile or before: the status says what was refunded.
+      always: [
+        { guard: 'refundsCoverCap', target: 'REFUNDED' },
+        { guard: 'refundsRecorded', target: 'PARTIALLY_REFUNDED' },
+      ],
+      on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds },
+    },
     PARTIALLY_REFUNDED: { on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds } },
-    REFUNDED: { on: { ...settledChain, 'refund.released': refundHolds['refund.released'] } },
+    REFUNDED: { on: { ...settledChain, ...refundOutcomes } },
     EXPIRED: {
       // Late payments: a transfer signed before expiry may still arrive within the window.
       on: {
@@ -94,6 +113,7 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.reorged': noteNews,
         'chain.tx.dropped': noteNews,
         'chain.block': keepDepth,
+        ...refundOutcomes,
       },
     },
     FAILED: {
@@ -104,6 +124,7 @@ export const paymentIntentMachine = pi.createMachine({
         'chain.reorged': noteNews,
         'chain.tx.dropped': noteNews,
         'chain.block': keepDepth,
+        ...refundOutcomes,
       },
     },
   },

@@ -233,6 +233,34 @@ export function refundCompletes(ctx: PaymentIntentContext, e: PaymentIntentEvent
   return refundWithinCap(ctx, e) && e.type === 'refund.confirmed' && refunded(ctx) + BigInt(e.amount) === refundCap(ctx);
 }
 
+/**
+ * The confirmation of a refund this intent reserved (it holds part of the cap) and has not
+ * counted yet. Its transfer is on the chain whatever became of the payment meanwhile (a reorg
+ * may have reopened the intent), and the refund actor says so once: every state records it
+ * (ADR 0023). Without the hold no refund of this intent was ever created.
+ */
+export function refundNews(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
+  return (
+    e.type === 'refund.confirmed' &&
+    (ctx.refund_holds ?? []).some((h) => h.refund_id === e.refund_id) &&
+    !ctx.refunds.some((r) => r.refund_id === e.refund_id)
+  );
+}
+
+/** A payment that settles (again) with refunds already on record is refunded in part or in full. */
+export function refundsCoverCap(ctx: PaymentIntentContext): boolean {
+  return ctx.refunds.length > 0 && refunded(ctx) >= refundCap(ctx);
+}
+
+export function refundsRecorded(ctx: PaymentIntentContext): boolean {
+  return ctx.refunds.length > 0;
+}
+
+/** The settled status the recorded refunds imply (DESIGN §4: REFUNDED when their sum reaches the cap). */
+export function settledStatus(ctx: PaymentIntentContext): 'PAID' | 'PARTIALLY_REFUNDED' | 'REFUNDED' {
+  return refundsCoverCap(ctx) ? 'REFUNDED' : refundsRecorded(ctx) ? 'PARTIALLY_REFUNDED' : 'PAID';
+}
+
 /** Webhook reasons (spec: present on underpaid, overpaid and reorged transitions). */
 export function underpaidReason(ctx: PaymentIntentContext, legs: Legs): string {
   return `underpaid by ${shortfall(ctx, legs)} nANM`;

@@ -12,13 +12,13 @@ type Ctx = PaymentIntentContext;
 type Reason = (ctx: Ctx, e: PaymentIntentEvent) => string | null;
 
 /** Every webhook carries the state the intent is in once this step's context is assigned. */
-function webhook(type: string, status: PaymentIntentStatus, reason?: Reason) {
+function webhook(type: string, status: PaymentIntentStatus | ((ctx: Ctx) => PaymentIntentStatus), reason?: Reason) {
   return {
     type: 'emitWebhook' as const,
     params: ({ context, event }: { context: Ctx; event: PaymentIntentEvent }) => ({
       type,
       created: event.at,
-      data: webhookData(context, status, { reason: reason ? reason(context, event) : null }),
+      data: webhookData(context, typeof status === 'function' ? status(context) : status, { reason: reason ? reason(context, event) : null }),
     }),
   };
 }
@@ -32,7 +32,8 @@ export const cancelExpiry = { type: 'cancelTimer' as const, params: { name: 'exp
 export const created = webhook('payment.created', 'AWAITING_PAYMENT');
 export const detected = webhook('payment.detected', 'PAYMENT_DETECTED');
 export const confirming = webhook('payment.confirming', 'CONFIRMING');
-export const confirmed = webhook('payment.confirmed', 'PAID', (ctx) => rules.overpaidReason(ctx));
+// A payment settling again after a reorg lands where its recorded refunds put it (machine.ts, PAID).
+export const confirmed = webhook('payment.confirmed', (ctx) => rules.settledStatus(ctx), (ctx) => rules.overpaidReason(ctx));
 export const failed = webhook('payment.failed', 'FAILED');
 export const underpaid = webhook('payment.underpaid', 'UNDERPAID', (ctx) => (ctx.tx ? rules.underpaidReason(ctx, ctx.tx) : null));
 export const overpaid = webhook('payment.overpaid', 'OVERPAID', (ctx) => rules.overpaidReason(ctx));

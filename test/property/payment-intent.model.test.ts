@@ -4,7 +4,7 @@ import { create, replay, restore, step, type StepResult } from '../../machines/k
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { paymentIntentDefinition as def } from '../../machines/payment-intent/definition.ts';
 import type { PaymentIntentEvent } from '../../machines/payment-intent/events.ts';
-import { refundCap, refunded, watchUntil } from '../../machines/payment-intent/rules.ts';
+import { refundCap, refunded, settledStatus, watchUntil } from '../../machines/payment-intent/rules.ts';
 import { block, cancel, createEvent, ctxOf, dropped, included, MIN, refund, reorged, seen, T0, timer } from '../fixtures/payment-intent.ts';
 
 /**
@@ -27,7 +27,9 @@ type Cmd = { dt: number } & (
 
 const SETTLED = new Set(['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED']);
 const ARRIVE_SEEN = ['PAYMENT_DETECTED', 'UNDERPAID', 'OVERPAID'];
-const ARRIVE_INCLUDED = ['CONFIRMING', 'PAID', 'UNDERPAID', 'OVERPAID', 'FAILED'];
+// A payment settling again after a reorg lands where the refunds recorded before it put it.
+const SETTLE = ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+const ARRIVE_INCLUDED = ['CONFIRMING', ...SETTLE, 'UNDERPAID', 'OVERPAID', 'FAILED'];
 const LOSS = { 'chain.reorged': ['AWAITING_PAYMENT'], 'chain.tx.dropped': ['AWAITING_PAYMENT'] };
 const SETTLED_MOVES = { 'chain.reorged': ['AWAITING_PAYMENT'], 'refund.confirmed': ['PARTIALLY_REFUNDED', 'REFUNDED'] };
 
@@ -36,8 +38,8 @@ const ALLOWED: Record<string, Partial<Record<PaymentIntentEvent['type'], string[
   CREATED: { 'intent.create': ['AWAITING_PAYMENT'], 'intent.cancel': ['EXPIRED'] },
   AWAITING_PAYMENT: { 'intent.cancel': ['EXPIRED'], 'timer.expired': ['EXPIRED'], 'chain.tx.seen': ARRIVE_SEEN, 'chain.tx.included': ARRIVE_INCLUDED },
   PAYMENT_DETECTED: { 'chain.tx.included': ARRIVE_INCLUDED, ...LOSS },
-  CONFIRMING: { 'chain.tx.included': ['FAILED', 'PAID', 'CONFIRMING'], 'chain.block': ['PAID', 'CONFIRMING'], ...LOSS },
-  OVERPAID: { 'chain.tx.included': ['FAILED', 'PAID', 'OVERPAID'], 'chain.block': ['PAID', 'OVERPAID'], ...LOSS },
+  CONFIRMING: { 'chain.tx.included': ['FAILED', ...SETTLE, 'CONFIRMING'], 'chain.block': [...SETTLE, 'CONFIRMING'], ...LOSS },
+  OVERPAID: { 'chain.tx.included': ['FAILED', ...SETTLE, 'OVERPAID'], 'chain.block': [...SETTLE, 'OVERPAID'], ...LOSS },
   UNDERPAID: { 'chain.tx.included': ['FAILED', 'UNDERPAID'], 'chain.block': ['UNDERPAID'], ...LOSS },
   PAID: SETTLED_MOVES,
   PARTIALLY_REFUNDED: SETTLED_MOVES,
@@ -137,6 +139,8 @@ function checkStep(prev: StepResult, e: PaymentIntentEvent, res: StepResult, m: 
     expect(ctx.confirmations).toBeGreaterThanOrEqual(required);
     const inc = m.inclusion.get(ctx.tx!.hash);
     expect(inc && !inc.failed && inc.maxHead - inc.height + 1 >= required, 'chain model agrees on settlement').toBe(true);
+    // DESIGN §4: the settled status is what the recorded refunds say, also after a reorg and a new settlement.
+    expect(res.status, 'settled status matches the refunds').toBe(settledStatus(ctx));
   }
   expect(BigInt(ctx.merchant_amount) + BigInt(ctx.protocol_fee)).toBe(BigInt(ctx.anm_amount));
   // Invariant refunded <= cap whenever a refund is taken (refunds outlive a reorg: they were real transfers).
