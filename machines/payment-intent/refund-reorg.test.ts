@@ -3,7 +3,7 @@ import { create, step, type StepResult } from '../kit/step.ts';
 import { refunded } from './rules.ts';
 import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
-import { block, createEvent, ctxOf, included, MERCHANT, MIN, pathTo, refund, reorged, seen, T0, timer } from '../../test/fixtures/payment-intent.ts';
+import { block, ctxOf, included, MERCHANT, MIN, pathTo, refund, reorged, seen, T0, timer } from '../../test/fixtures/payment-intent.ts';
 
 /**
  * A refund's outcome reaches its intent once (the refund actor's `refund.confirmed` /
