@@ -225,6 +225,7 @@ async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRp
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
       publicBaseUrl: config.PUBLIC_BASE_URL,
       anmRpcUrl,
+      allowPrivateTargets: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
       operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
     }),

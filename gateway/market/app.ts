@@ -10,6 +10,7 @@ import { installEdge } from '../http/edge.ts';
 import { errorOptions } from '../http/error-reply.ts';
 import { installMetrics } from '../http/metrics.ts';
 import type { MarketDeps } from './deps.ts';
+import execute from './execute.ts';
 import facilitator from './facilitator.ts';
 import purchases from './purchases.ts';
 import quote from './quote.ts';
@@ -32,6 +33,7 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
   await app.register(search, opts);
   await app.register(quote, opts);
   await app.register(purchases, opts);
+  await app.register(execute, opts);
   await app.register(facilitator, opts);
   if (deps.usdcFaucet) await app.register(usdcFaucet, { ledger: deps.usdcFaucet, perIpPerMinute: deps.perIpPerMinute ?? 60 });
   return app;

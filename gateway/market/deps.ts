@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
+import type { Executions } from '../../runtime/market/executions.ts';
 import type { Facilitator } from '../../runtime/market/facilitator.ts';
 import type { Listings } from '../../runtime/market/listings.ts';
 import type { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
@@ -11,6 +12,7 @@ export interface MarketDeps {
   listings: Listings;
   index: SearchIndex;
   purchases: Purchases;
+  executions: Executions;
   purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
   /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */

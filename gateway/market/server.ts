@@ -28,6 +28,8 @@ export interface MarketplaceOptions {
   publicBaseUrl?: string | undefined;
   /** JSON-RPC of the ANM node for `native:1`; without it ANM purchases are refused (`unsupported_scheme`). */
   anmRpcUrl?: string | undefined;
+  /** ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 (development): routed execution may reach private and loopback sellers. */
+  allowPrivateTargets?: boolean | undefined;
   logger?: FastifyServerOptions['logger'];
   operatorToken?: string | undefined;
 }
@@ -43,6 +45,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM },
     anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
+    forward: { allowPrivate: o.allowPrivateTargets ?? false },
   });
   await market.start();
   // Play money only while the lane settles on the simulated ledger: its faucet serves `anmpay usdc fund`.

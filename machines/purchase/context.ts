@@ -23,6 +23,14 @@ export interface PurchaseContext {
   /** ANM lane: settlement depth from the quote, and where the legs stand on the chain once verified. */
   required_confirmations?: number;
   chain?: ChainLegs | null;
+  /** Routed execution: the fee leg and the seller's answer (null until one is recorded). */
+  execution?: Execution | null;
+}
+
+export interface Execution {
+  fee: SettledLeg;
+  seller_status: number | null;
+  started_at: number;
 }
 
 export function initialPurchaseContext(e: PurchaseQuoteEvent): PurchaseContext {

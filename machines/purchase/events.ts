@@ -43,9 +43,18 @@ export const purchaseQuote = z.object({
 export const purchaseVerify = z.object({ type: z.literal('purchase.verify'), ...base, legs: z.object({ seller: leg, fee: leg }) });
 export const legSettled = z.object({ type: z.literal('leg.settled'), ...base, leg: z.enum(LEGS), tx: z.string().min(1) });
 export const legFailed = z.object({ type: z.literal('leg.failed'), ...base, leg: z.enum(LEGS), reason: z.string().min(1) });
+/**
+ * Routed execution (DESIGN §5 "Routed execution"): the fee leg verified by the lane, and
+ * `deadline_at` by which an answer must be recorded, else the call counts as failed.
+ */
+export const purchaseExecute = z.object({ type: z.literal('purchase.execute'), ...base, fee: leg, deadline_at: z.number().int().nonnegative() });
+/** The seller's HTTP status as the marketplace received it. */
+export const executeAnswered = z.object({ type: z.literal('execute.answered'), ...base, seller_status: z.number().int().min(100).max(599) });
+/** The seller could not be reached, timed out, or its answer was unusable. */
+export const executeFailed = z.object({ type: z.literal('execute.failed'), ...base, reason: z.string().min(1) });
 export const purchaseTimer = z.object({ type: z.literal('timer.expired'), ...base, timer: z.string().min(1), generation: z.number().int() });
 
-export const purchaseEvents = z.discriminatedUnion('type', [purchaseQuote, purchaseVerify, legSettled, legFailed, purchaseTimer, ...purchaseChainEvents]);
+export const purchaseEvents = z.discriminatedUnion('type', [purchaseQuote, purchaseVerify, purchaseExecute, executeAnswered, executeFailed, legSettled, legFailed, purchaseTimer, ...purchaseChainEvents]);
 
 export type PurchaseEvent = z.infer<typeof purchaseEvents>;
 export type PurchaseQuoteEvent = z.infer<typeof purchaseQuote>;

@@ -9,7 +9,8 @@ import { legSettled, watchLegs } from './chain-legs.ts';
 /**
  * One purchase intent `pi_…` (DESIGN §5 "Purchase actor states"): QUOTED → VERIFIED →
  * SETTLED, QUOTED/VERIFIED → EXPIRED, FEE_FAILED when the seller was paid and the fee leg
- * could not settle. The fee is settled only after the seller leg: `leg.settled` for the fee
+ * could not settle; routed execution QUOTED → EXECUTING → SETTLED | SELLER_FAILED, where the
+ * fee is settled only after the seller answered below 400. The fee is settled only after the seller leg: `leg.settled` for the fee
  * is accepted only once the seller's has been recorded. Terminal states accept nothing.
  */
 type Args = { context: PurchaseContext; event: PurchaseEvent };
@@ -26,6 +27,11 @@ const tellListing = {
     actorId: context.resource_id,
     event: { type: 'listing.purchase_settled', id: `settled:${context.intent_id}`, at: event.at, intent_id: context.intent_id },
   }),
+};
+
+const executionTimer = {
+  type: 'scheduleTimer' as const,
+  params: ({ event }: Args) => ({ name: 'execution', at: event.type === 'purchase.execute' ? event.deadline_at : event.at, event: 'timer.expired' }),
 };
 
 /**
@@ -75,6 +81,21 @@ const purchase = setup({
       const legs = { seller: { ...context.legs.seller, tx: seller }, fee: { ...context.legs.fee, tx: fee } };
       return { chain, legs, ...(legs.seller.tx && legs.fee.tx && { settled_at: event.at }) };
     }),
+    recordExecution: assign(({ event }) => {
+      assertEvent(event, 'purchase.execute');
+      return { execution: { fee: { ...event.fee, tx: null }, seller_status: null, started_at: event.at } };
+    }),
+    recordAnswer: assign(({ context, event }) => {
+      assertEvent(event, 'execute.answered');
+      return context.execution ? { execution: { ...context.execution, seller_status: event.seller_status } } : {};
+    }),
+    recordExecutionFee: assign(({ context, event }) => {
+      assertEvent(event, 'leg.settled');
+      return context.execution ? { execution: { ...context.execution, fee: { ...context.execution.fee, tx: event.tx } }, settled_at: event.at } : {};
+    }),
+    noteSellerFailure: assign(({ event }) => ({
+      failure: event.type === 'execute.answered' ? `seller answered ${event.seller_status}` : event.type === 'execute.failed' ? `seller: ${event.reason}` : 'seller: no answer recorded before the deadline',
+    })),
     noteChainFailure: assign({ failure: 'fee: the fee transfer failed on the chain' }),
     noteFailure: assign(({ event }) => ({
       failure: event.type === 'leg.failed' ? `${event.leg}: ${event.reason}` : event.type === 'timer.expired' ? `${event.timer} passed` : null,
@@ -93,6 +114,11 @@ const purchase = setup({
     chainSellerChanges: ({ context, event }) => rules.chainSellerChanges(context, event),
     chainMoves: ({ context, event }) => rules.chainMoves(context, event),
     watchesChain: ({ context }) => context.chain != null,
+    feeMatchesQuote: ({ context, event }) => rules.feeMatchesQuote(context, event),
+    sellerAnswered: ({ context }) => rules.sellerAnswered(context),
+    sellerServed: ({ context }) => rules.sellerServed(context),
+    answerServes: ({ event }) => rules.answerServes(event),
+    executionDue: ({ event }) => rules.isTimer(event, 'execution'),
   },
 });
 
@@ -105,9 +131,28 @@ export const purchaseMachine = purchase.createMachine({
     QUOTED: {
       on: {
         'purchase.verify': { guard: 'legsMatchQuote', target: 'VERIFIED', actions: ['recordLegs', 'watchChain', { type: 'cancelTimer', params: { name: 'quote' } }, deadlineTimer] },
+        'purchase.execute': {
+          guard: 'feeMatchesQuote',
+          target: 'EXECUTING',
+          actions: ['recordExecution', { type: 'cancelTimer', params: { name: 'quote' } }, executionTimer],
+        },
         'timer.expired': { guard: 'quoteDue', target: 'EXPIRED', actions: ['noteFailure'] },
       },
     },
+    EXECUTING: {
+      on: {
+        'execute.answered': [
+          { guard: and([not('sellerAnswered'), 'answerServes']), actions: ['recordAnswer', { type: 'cancelTimer', params: { name: 'execution' } }] },
+          { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', { type: 'cancelTimer', params: { name: 'execution' } }] },
+        ],
+        'execute.failed': { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['noteSellerFailure', { type: 'cancelTimer', params: { name: 'execution' } }] },
+        // A runtime that died mid-call recorded no answer: the fee is never taken for it.
+        'timer.expired': { guard: and(['executionDue', not('sellerAnswered')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
+        'leg.settled': { guard: and(['feeLeg', 'sellerServed']), target: 'SETTLED', actions: ['recordExecutionFee', tellListing] },
+        'leg.failed': { guard: and(['feeLeg', 'sellerServed']), target: 'FEE_FAILED', actions: ['noteFailure'] },
+      },
+    },
+    SELLER_FAILED: { type: 'final' },
     VERIFIED: {
       on: {
         'leg.settled': [

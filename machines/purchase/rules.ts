@@ -69,3 +69,24 @@ export function chainMoves(ctx: PurchaseContext, e: PurchaseEvent): boolean {
   const c = chainAfter(ctx, e);
   return c !== null && JSON.stringify(c) !== JSON.stringify(ctx.chain);
 }
+
+/** Routed execution: the fee leg pays exactly the quote's fee, before the quote expires. */
+export function feeMatchesQuote(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  if (e.type !== 'purchase.execute' || e.at > ctx.expires_at || !grossHolds(ctx)) return false;
+  return e.fee.pay_to === ctx.fee.pay_to && e.fee.amount === ctx.fee.amount && e.deadline_at > e.at;
+}
+
+/** The seller's answer has been recorded (either way). */
+export function sellerAnswered(ctx: PurchaseContext): boolean {
+  return ctx.execution?.seller_status != null;
+}
+
+/** The seller answered below 400: the call counts as served and the fee may be taken. */
+export function sellerServed(ctx: PurchaseContext): boolean {
+  const s = ctx.execution?.seller_status;
+  return s != null && s < 400;
+}
+
+export function answerServes(e: PurchaseEvent): boolean {
+  return e.type === 'execute.answered' && e.seller_status < 400;
+}

@@ -1,8 +1,8 @@
 import { MARKET_LANES, formatAtomic } from '../money/market.ts';
 import type { PurchaseContext } from './context.ts';
 
-export type PurchaseStatus = 'QUOTED' | 'VERIFIED' | 'SETTLED' | 'EXPIRED' | 'FEE_FAILED';
-export const TERMINAL: readonly string[] = ['SETTLED', 'EXPIRED', 'FEE_FAILED'];
+export type PurchaseStatus = 'QUOTED' | 'VERIFIED' | 'EXECUTING' | 'SETTLED' | 'SELLER_FAILED' | 'EXPIRED' | 'FEE_FAILED';
+export const TERMINAL: readonly string[] = ['SETTLED', 'SELLER_FAILED', 'EXPIRED', 'FEE_FAILED'];
 
 /** The price split of a quote, atomic and decimal (DESIGN §5 "Quote"). */
 export function priceSplitView(ctx: Pick<PurchaseContext, 'asset' | 'seller' | 'fee' | 'total' | 'fee_bps'>) {
@@ -30,11 +30,17 @@ export function purchaseResource(ctx: PurchaseContext, status: PurchaseStatus) {
     price: priceSplitView(ctx),
     seller_pay_to: ctx.seller.pay_to,
     fee_pay_to: ctx.fee.pay_to,
-    payer: ctx.legs?.seller.payer ?? null,
+    payer: ctx.legs?.seller.payer ?? ctx.execution?.fee.payer ?? null,
     legs: ctx.legs
       ? {
           seller: { nonce: ctx.legs.seller.nonce, transaction: ctx.legs.seller.tx, valid_before: Math.floor(ctx.legs.seller.valid_before / 1000) },
           fee: { nonce: ctx.legs.fee.nonce, transaction: ctx.legs.fee.tx, valid_before: Math.floor(ctx.legs.fee.valid_before / 1000) },
+        }
+      : null,
+    execution: ctx.execution
+      ? {
+          seller_status: ctx.execution.seller_status,
+          fee: { nonce: ctx.execution.fee.nonce, transaction: ctx.execution.fee.tx, valid_before: Math.floor(ctx.execution.fee.valid_before / 1000) },
         }
       : null,
     expires_at: Math.floor(ctx.expires_at / 1000),

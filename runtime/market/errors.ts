@@ -12,7 +12,8 @@ export type MarketRefusalCode =
   | 'invalid_payment'
   | 'fee_leg_missing'
   | 'leg_replayed'
-  | 'ledger_unavailable';
+  | 'ledger_unavailable'
+  | 'seller_unreachable';
 
 export class MarketRefusal extends Error {
   constructor(

@@ -6,7 +6,9 @@
 import type { MarketAsset } from '../../machines/money/market.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import { Executions } from './executions.ts';
 import { Facilitator } from './facilitator.ts';
+import type { ForwardOptions } from './forward.ts';
 import { UsdcLane } from './lanes/usdc-lane.ts';
 import { AnmLane, type AnmNode } from './lanes/anm-lane.ts';
 import type { UsdcLedger } from './lanes/usdc-ledger.ts';
@@ -28,6 +30,8 @@ export interface MarketServices {
   /** The ANM lane, when a node is connected. */
   anm: AnmLane | undefined;
   purchases: Purchases;
+  /** Routed execution (`POST /api/v1/route/execute`). */
+  executions: Executions;
   /** Idempotency-Keys of purchases (ADR 0026). */
   purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
@@ -46,7 +50,7 @@ export interface AnmLaneOptions {
   inclusionWaitMs?: number;
 }
 
-export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger }): MarketServices {
+export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger; forward?: ForwardOptions }): MarketServices {
   const clock = opts.clock ?? Date.now;
   const listings = new Listings(db, host, clock);
   const index = new SearchIndex(listings);
@@ -55,6 +59,8 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   const purchaseKeys = new PurchaseKeys(db);
+  // Private and loopback sellers are refused unless the development switch says otherwise.
+  const executions = new Executions({ db, host, purchases, listings, usdc, forward: opts.forward ?? { allowPrivate: false }, clock });
   let watch: NodeJS.Timeout | undefined;
   let sweep: NodeJS.Timeout | undefined;
   return {
@@ -63,6 +69,7 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
     ledger,
     usdc,
     purchases,
+    executions,
     anm,
     purchaseKeys,
     facilitator: new Facilitator(usdc, anm),
@@ -71,7 +78,7 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
       await index.refresh();
       index.start(pollMs);
       const tick = (): void => {
-        watch = setTimeout(() => void purchases.reconcile().catch(() => undefined).finally(() => watch && tick()), pollMs);
+        watch = setTimeout(() => void Promise.all([purchases.reconcile(), executions.reconcile()]).catch(() => undefined).finally(() => watch && tick()), pollMs);
         watch.unref();
       };
       tick();

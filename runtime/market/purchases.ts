@@ -175,7 +175,7 @@ export class Purchases {
     return { seller: await this.verifyLeg(ctx, 'seller', legs.seller), fee: await this.verifyLeg(ctx, 'fee', legs.fee) };
   }
 
-  private async verifyLeg(ctx: PurchaseContext, leg: 'seller' | 'fee', raw: unknown): Promise<VerifiedLeg> {
+  async verifyLeg(ctx: PurchaseContext, leg: 'seller' | 'fee', raw: unknown): Promise<VerifiedLeg> {
     const decoded = decodeLeg(raw, this.deps.usdc.token);
     const refuse = (reason: string, message: string): never => {
       if (reason === 'invalid_exact_evm_nonce_already_used') throw new MarketRefusal('leg_replayed', `${leg} leg: ${message}`, reason);
@@ -190,7 +190,7 @@ export class Purchases {
     return { pay_to: ctx[leg].pay_to, amount: a.value, payer: c.payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...c.payload } };
   }
 
-  private async bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
+  async bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
     const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(
       `WITH ins AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg) VALUES ($5, $1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING intent_id, leg)
        SELECT intent_id, leg FROM ins UNION ALL SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $5 AND authorizer = $1 AND nonce = $2 LIMIT 1`,

@@ -9,6 +9,7 @@ import type { MarketDeps } from '../../gateway/market/deps.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import type { ForwardOptions } from '../../runtime/market/forward.ts';
 import type { UsdcLedger } from '../../runtime/market/lanes/usdc-ledger.ts';
 import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
@@ -38,8 +39,9 @@ export const FEE_ADDRESSES = { USDC: '0x000000000000000000000000000000000000fee0
  * `anm`: a devnet and indexer for the ANM lane, legs settled at `confirmations` (12 in production).
  * `usdcLedger`: the USDC lane's ledger, made once the test's earlier hooks ran (default: the simulated one).
  * `faucet`: the simulated ledger's faucet routes served.
+ * `forward`: routed execution's SSRF switch and timeout (default: private targets refused, 30 s).
  */
-export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number }; usdcLedger?: () => UsdcLedger; faucet?: boolean } = {}): MarketHarness {
+export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations: number }; usdcLedger?: () => UsdcLedger; faucet?: boolean; forward?: ForwardOptions } = {}): MarketHarness {
   const h = { skew: 0 } as MarketHarness;
   h.now = () => Date.now() + h.skew;
   beforeAll(async () => {
@@ -47,7 +49,7 @@ export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations
     h.host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
     if (opts.anm) h.chain = await startAnmChain(h.backend, h.host);
     const anm = opts.anm && { rpc: h.chain.rpc, confirmations: opts.anm.confirmations, inclusionWaitMs: 5_000 };
-    h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm, ...(opts.usdcLedger ? { usdcLedger: opts.usdcLedger() } : {}) });
+    h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm, ...(opts.usdcLedger ? { usdcLedger: opts.usdcLedger() } : {}), ...(opts.forward ? { forward: opts.forward } : {}) });
     h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6, ...(opts.faucet ? { usdcFaucet: h.market.ledger } : {}) };
     h.app = await buildMarketApp(h.deps);
     h.url = await h.app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,0 +1,33 @@
+/**
+ * `POST /api/v1/route/execute` (marketplace.md "Endpoints"; DESIGN §5 "Routed execution"):
+ * the fee leg verified against the quote, the buyer's seller payment header forwarded
+ * verbatim with `body`, and the seller's answer returned. A seller answer of any status is a
+ * 200 here (its status is in the body); a seller that cannot be reached is 502.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { sendJson } from '../http/reply.ts';
+import type { MarketDeps } from './deps.ts';
+import { ipRateLimit } from './rate-limit.ts';
+
+const executeBody = z.strictObject({
+  intent_id: z.string().min(1).max(100),
+  fee_payment: z.object({ legs: z.object({ fee: z.unknown().optional() }).passthrough() }),
+  seller_payment: z.string().min(1).max(16_384),
+  body: z.record(z.string(), z.unknown()).optional(),
+});
+
+const INTENT_ID = /^pi_[0-9a-z]+$/;
+
+const execute: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
+  app.post('/api/v1/route/execute', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+    const r = executeBody.safeParse(req.body);
+    if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!INTENT_ID.test(r.data.intent_id)) throw new AppError('not_found', 'No purchase intent with this id.');
+    const out = await deps.executions.execute({ intentId: r.data.intent_id, fee: r.data.fee_payment.legs.fee, sellerPayment: r.data.seller_payment, body: r.data.body });
+    sendJson(reply, 200, out);
+  });
+};
+
+export default execute;

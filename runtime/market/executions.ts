@@ -1,0 +1,167 @@
+/**
+ * Routed execution (DESIGN §5 "Routed execution"; marketplace.md "Endpoints"
+ * `POST /api/v1/route/execute`). The marketplace verifies the fee leg against the quote,
+ * records QUOTED → EXECUTING, forwards the buyer's own seller payment header verbatim (it
+ * never pays the seller itself), and takes the fee only when the seller answered below 400.
+ * Anything else, including a runtime that dies mid-call, ends SELLER_FAILED with the fee
+ * authorization unused.
+ */
+import type { PurchaseContext } from '../../machines/purchase/context.ts';
+import type { PurchaseEvent } from '../../machines/purchase/events.ts';
+import type { PurchaseStatus } from '../../machines/purchase/view.ts';
+import type { Db } from '../../storage/db.ts';
+import type { ActorHost } from '../engine/actor-host.ts';
+import { MarketRefusal } from './errors.ts';
+import { checkTarget, forward, SELLER_TIMEOUT_MS, type ForwardOptions } from './forward.ts';
+import type { ExactEvmPayload } from './lanes/eip3009.ts';
+import type { UsdcLane } from './lanes/usdc-lane.ts';
+import { fromBase64Json } from './leg-codec.ts';
+import type { Listings } from './listings.ts';
+import { PURCHASE_KIND, type Purchases } from './purchases.ts';
+
+/** Time after the seller's timeout by which an answer must be recorded (else SELLER_FAILED). */
+const RECORD_GRACE_MS = 15_000;
+const NO_BODY = new Set(['GET', 'HEAD']);
+
+export interface ExecuteInput {
+  intentId: string;
+  /** `fee_payment.legs.fee` as sent. */
+  fee: unknown;
+  /** The seller's own x402 payment header value, forwarded verbatim. */
+  sellerPayment: string;
+  body: unknown;
+}
+
+export interface ExecuteResult {
+  object: 'execution';
+  intent_id: string;
+  purchase_status: PurchaseStatus;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  body_encoding: 'utf8' | 'base64';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export class Executions {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      host: ActorHost;
+      purchases: Purchases;
+      listings: Listings;
+      usdc: UsdcLane;
+      forward: ForwardOptions;
+      clock?: () => number;
+    },
+  ) {}
+
+  private now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  async execute(input: ExecuteInput): Promise<ExecuteResult> {
+    const { purchases } = this.deps;
+    const p = await purchases.read(input.intentId);
+    if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
+    if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
+    if (p.status !== 'QUOTED') throw new MarketRefusal('leg_replayed', `This intent was already used (${p.status}): one execution or purchase per intent.`);
+    if (input.fee === undefined || input.fee === null) throw new MarketRefusal('fee_leg_missing', 'fee_payment.legs.fee is missing.', 'fee_leg_missing');
+    if (p.ctx.asset !== 'USDC') throw new MarketRefusal('invalid_payment', 'Routed execution is offered on the USDC lane; buy ANM listings with POST /api/v1/purchase.', 'unsupported_scheme');
+    const header = sellerHeader(input.sellerPayment);
+    const fee = await purchases.verifyLeg(p.ctx, 'fee', input.fee);
+    if (header.nonce === fee.nonce) throw new MarketRefusal('invalid_payment', 'seller_payment carries the fee leg itself.', 'invalid_payload');
+    const timeoutMs = this.deps.forward.timeoutMs ?? SELLER_TIMEOUT_MS;
+    const deadline = this.now() + timeoutMs + RECORD_GRACE_MS;
+    // The fee is settled after the seller answered, so it must still be valid then.
+    if (fee.valid_before < deadline) throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, 'invalid_exact_evm_payload_authorization_valid_before');
+    const listing = await this.deps.listings.byId(p.ctx.resource_id);
+    if (!listing) throw new MarketRefusal('not_found', 'The quoted listing no longer exists.');
+    const refused = await checkTarget(listing.endpoint, this.deps.forward);
+    if (refused) throw new MarketRefusal('seller_unreachable', refused);
+
+    await purchases.bind('USDC', input.intentId, fee, 'fee');
+    const target = { kind: PURCHASE_KIND, id: input.intentId };
+    // One event id per intent: a second execution is a duplicate, whatever its fee leg.
+    const started = await this.deps.host.apply(target, { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline } satisfies PurchaseEvent);
+    if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
+      if (started.status === 'QUOTED' || started.status === 'EXPIRED') throw new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.');
+      throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
+    }
+
+    const method = listing.method.toUpperCase();
+    const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
+    const res = await forward(
+      {
+        url: listing.endpoint,
+        method,
+        headers: { [header.name]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) },
+        body,
+      },
+      this.deps.forward,
+    );
+    if (!res.ok) {
+      await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
+      throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
+    }
+    const answered = await this.deps.host.apply(target, { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent);
+    let status = answered.status as PurchaseStatus;
+    if (status === 'EXECUTING' && res.status < 400) status = await this.settleFee(input.intentId);
+    const headers = Object.fromEntries(Object.entries(res.headers).filter((e): e is [string, string] => e[1] !== undefined));
+    const text = decodeUtf8(res.body);
+    return {
+      object: 'execution',
+      intent_id: input.intentId,
+      purchase_status: status,
+      status: res.status,
+      headers,
+      body: text ?? res.body.toString('base64'),
+      body_encoding: text === null ? 'base64' : 'utf8',
+    };
+  }
+
+  /** Uses the fee authorization of an execution whose seller answered below 400. */
+  async settleFee(intentId: string): Promise<PurchaseStatus> {
+    const p = await this.deps.purchases.read(intentId);
+    const ex = p?.ctx.execution;
+    if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return p?.status ?? 'EXECUTING';
+    const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload);
+    // A settle whose report was lost earlier (a crash) is recorded now; a fresh one reports itself.
+    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', ex.fee.payer, ex.fee.nonce, r.tx);
+    if (!r.ok && !('transient' in r && r.transient)) {
+      await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${ex.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
+    }
+    return (await this.deps.purchases.read(intentId))?.status ?? 'EXECUTING';
+  }
+
+  /** Executions left with a served answer and an unsettled fee (a crash between the two). */
+  async reconcile(): Promise<void> {
+    const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
+    for (const row of rows) {
+      const s = row.snapshot.context.execution?.seller_status;
+      if (s != null && s < 400) await this.settleFee(row.id);
+    }
+  }
+}
+
+/**
+ * The header the seller's 402 named, read from the payment the buyer built for it: x402 v1
+ * payments go in `X-PAYMENT`, v2 in `PAYMENT-SIGNATURE`. The value itself is never changed.
+ */
+function sellerHeader(value: string): { name: string; nonce: string | null } {
+  const v = fromBase64Json(value) as { x402Version?: unknown; payload?: { authorization?: { nonce?: unknown } } } | undefined;
+  if (!v || typeof v !== 'object' || (v.x402Version !== 1 && v.x402Version !== 2)) {
+    throw new MarketRefusal('invalid_payment', 'seller_payment must be the base64 x402 payment header the seller asked for (x402 v1 or v2).', 'invalid_payload');
+  }
+  const nonce = v.payload?.authorization?.nonce;
+  return { name: v.x402Version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE', nonce: typeof nonce === 'string' ? nonce.toLowerCase() : null };
+}
+
+function decodeUtf8(b: Buffer): string | null {
+  try {
+    return utf8.decode(b);
+  } catch {
+    return null;
+  }
+}

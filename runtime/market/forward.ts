@@ -1,0 +1,101 @@
+/**
+ * The one HTTP call of a routed execution (DESIGN §5 "Routed execution"): the buyer's payment
+ * header to the listing's endpoint, with the webhook SSRF rules (runtime/webhooks/url-policy.ts,
+ * checked again at connect time against DNS rebinding), a timeout, no redirects followed
+ * (node:http never follows one: a 3xx is the seller's answer) and a cap on the answer's size.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { blockedReason, guardedLookup, parseWebhookUrl, validateWebhookUrl, type LookupAll } from '../webhooks/url-policy.ts';
+
+/** The largest seller answer passed back (docs/marketplace.md "Routed execution"). */
+export const MAX_SELLER_BODY_BYTES = 1024 * 1024;
+export const SELLER_TIMEOUT_MS = 30_000;
+
+export interface ForwardOptions {
+  /** ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 (development): private, loopback and link-local targets allowed. */
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  lookupAll?: LookupAll;
+}
+
+export interface ForwardRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+}
+
+export type ForwardResult =
+  | { ok: true; status: number; headers: Record<string, string | undefined>; body: Buffer }
+  /** `sent`: whether the request may have reached the seller (false: refused before any connection). */
+  | { ok: false; sent: boolean; reason: string };
+
+/** Refuses a target the SSRF rules forbid, before anything is recorded or sent. */
+export async function checkTarget(raw: string, opts: ForwardOptions): Promise<string | null> {
+  try {
+    await validateWebhookUrl(raw, { allowPrivate: opts.allowPrivate, ...(opts.lookupAll ? { lookupAll: opts.lookupAll } : {}) });
+    return null;
+  } catch (e) {
+    return (e as Error).message.replace(/^webhook URL refused/, 'seller endpoint refused');
+  }
+}
+
+export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<ForwardResult> {
+  const timeoutMs = opts.timeoutMs ?? SELLER_TIMEOUT_MS;
+  const cap = opts.maxBodyBytes ?? MAX_SELLER_BODY_BYTES;
+  let url: URL;
+  try {
+    url = parseWebhookUrl(req.url);
+  } catch (e) {
+    return Promise.resolve({ ok: false, sent: false, reason: (e as Error).message });
+  }
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const why = !opts.allowPrivate && isIP(host) ? blockedReason(host) : null;
+  if (why) return Promise.resolve({ ok: false, sent: false, reason: `seller endpoint refused: ${why}` });
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise<ForwardResult>((resolve) => {
+    let done = false;
+    const finish = (r: ForwardResult): void => {
+      if (done) return;
+      done = true;
+      resolve(r);
+    };
+    const headers = { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) };
+    const request = mod.request(url, { method: req.method, lookup: guardedLookup(opts.allowPrivate), signal: AbortSignal.timeout(timeoutMs), headers }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > cap) {
+          res.destroy();
+          finish({ ok: false, sent: true, reason: `the seller's answer exceeds ${cap} bytes` });
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on('end', () => {
+        const h = res.headers;
+        const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
+        finish({
+          ok: true,
+          status: res.statusCode ?? 502,
+          headers: { 'content-type': one(h['content-type']), ...(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? { location: one(h.location) } : {}), 'payment-response': one(h['payment-response']), 'x-payment-response': one(h['x-payment-response']) },
+          body: Buffer.concat(chunks),
+        });
+      });
+      res.on('error', (err) => finish({ ok: false, sent: true, reason: describe(err, timeoutMs) }));
+    });
+    request.on('error', (err) => finish({ ok: false, sent: (err as NodeJS.ErrnoException).code !== 'EBLOCKEDADDRESS', reason: describe(err, timeoutMs) }));
+    request.end(req.body ?? undefined);
+  });
+}
+
+function describe(err: unknown, timeoutMs: number): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const msg = (e?.message ?? String(err)).slice(0, 300);
+  return e?.code && !msg.includes(e.code) ? `${e.code}: ${msg}` : msg;
+}

@@ -1,0 +1,188 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
+   assertions read parsed JSON response bodies. */
+/**
+ * Routed execution `POST /api/v1/route/execute` against stock `@x402/express` sellers that
+ * settle their own leg through the marketplace's facilitator. Each case names the rule of
+ * marketplace.md ("What the service does" 5, "Endpoints") or DESIGN §5 "Routed execution" it checks.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { ExactEvmScheme as ExactEvmClient } from '@x402/evm';
+import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
+import { paymentMiddleware, x402ResourceServer } from '@x402/express';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Executions } from '../../runtime/market/executions.ts';
+import { MarketRefusal } from '../../runtime/market/errors.ts';
+import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
+import { FEE_ADDRESSES, useMarket } from './harness.ts';
+
+const h = useMarket({ forward: { allowPrivate: true, timeoutMs: 400 } });
+let s: Seller;
+let server: Server;
+let base: string;
+const buyer = privateKeyToAccount(generatePrivateKey());
+/** Paid requests each seller route received (a payment header present). */
+const hits: Record<string, number> = {};
+const seen: Record<string, string | undefined> = {};
+const client = new x402Client().register('eip155:8453', new ExactEvmClient(buyer));
+const PRICE = '$0.02';
+
+beforeAll(async () => {
+  s = seller();
+  const rs = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${h.url}/facilitator` })).register('eip155:8453', new ExactEvmServer());
+  const accepts = { scheme: 'exact', price: PRICE, network: 'eip155:8453', payTo: s.evm.address } as const;
+  const app = express();
+  app.use(express.json());
+  app.use((req, _res, next) => {
+    const header = req.headers['payment-signature'] as string | undefined;
+    if (header) {
+      hits[req.path] = (hits[req.path] ?? 0) + 1;
+      seen[req.path] = header;
+    }
+    next();
+  });
+  app.use(paymentMiddleware({ 'POST /echo': { accepts, description: 'Echo' }, 'GET /broken': { accepts, description: 'Broken' } }, rs));
+  app.post('/echo', (req, res) => {
+    res.type('application/json').send(`{"echo":${JSON.stringify(req.body)},"note":"é ✓"}`);
+  });
+  app.get('/broken', (_req, res) => {
+    res.status(500).json({ error: 'oracle down' });
+  });
+  app.get('/bounce', (_req, res) => res.redirect(302, '/target'));
+  app.get('/target', (req, res) => {
+    hits['/target'] = (hits['/target'] ?? 0) + 1;
+    res.json({ followed: true, got: req.headers['payment-signature'] ?? null });
+  });
+  app.get('/sleepy', () => undefined);
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await h.market.ledger.fund(buyer.address, 10_000_000n);
+  const list = async (name: string, tags: string[], path: string, method: string) => {
+    const r = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name, tags, description: name, endpoint: `${base}${path}`, method, price: '0.02' }) });
+    expect(r.status).toBe(201);
+  };
+  await list('Echo parrot', ['parrot'], '/echo', 'POST');
+  await list('Broken oracle', ['oracle'], '/broken', 'GET');
+  await list('Bouncing kangaroo', ['kangaroo'], '/bounce', 'GET');
+  await list('Sleepy sloth', ['sloth'], '/sleepy', 'GET');
+}, 60_000);
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+});
+
+async function quote(capability: string) {
+  const q = await h.req('POST', '/api/v1/route/quote', { body: { capability, asset: 'USDC' } });
+  expect(q.status).toBe(201);
+  return q.json;
+}
+
+/** The seller header as a buyer builds it: from the seller's own 402, with the stock @x402/evm client. */
+async function sellerHeader(path: string, method: string): Promise<string> {
+  const r = await fetch(`${base}${path}`, { method, ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
+  expect(r.status).toBe(402);
+  const required = decodePaymentRequiredHeader(r.headers.get('payment-required')!);
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+const feeLeg = (value = 100n) => signLeg(buyer, { to: FEE_ADDRESSES.USDC, value });
+const feeBalance = () => h.market.ledger.balanceOf(FEE_ADDRESSES.USDC);
+const status = async (id: string) => (await h.req('GET', `/api/v1/purchases/${id}`)).json.status;
+
+describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
+  it('seller 200: its body passes through byte for byte, the header is forwarded verbatim, SETTLED with the fee (marketplace.md rule 5)', async () => {
+    const q = await quote('parrot');
+    const header = await sellerHeader('/echo', 'POST');
+    const [fee0, seller0] = [await feeBalance(), await h.market.ledger.balanceOf(s.evm.address)];
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: header, body: { say: 'hi' } } });
+    expect(r.status).toBe(200);
+    expect(r.json.status).toBe(200);
+    expect(r.json.body).toBe('{"echo":{"say":"hi"},"note":"é ✓"}');
+    expect(r.json.body_encoding).toBe('utf8');
+    expect(r.json.headers['content-type']).toMatch(/^application\/json/);
+    expect(r.json.headers['payment-response']).toBeTruthy();
+    expect(seen['/echo']).toBe(header);
+    expect(r.json.purchase_status).toBe('SETTLED');
+    expect(await status(q.intent_id)).toBe('SETTLED');
+    expect((await feeBalance()) - fee0).toBe(100n);
+    // The seller was paid by the buyer's own leg, settled by the seller through the facilitator.
+    expect((await h.market.ledger.balanceOf(s.evm.address)) - seller0).toBe(20_000n);
+  });
+
+  it('a second execution of the same intent is refused 409 leg_replayed and nothing is forwarded ("One execution per intent")', async () => {
+    const q = await quote('parrot');
+    const body = { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: await sellerHeader('/echo', 'POST'), body: {} };
+    expect((await h.req('POST', '/api/v1/route/execute', { body })).status).toBe(200);
+    const before = hits['/echo'];
+    const again = await h.req('POST', '/api/v1/route/execute', { body: { ...body, fee_payment: { legs: { fee: await feeLeg() } } } });
+    expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe('leg_replayed');
+    expect((await h.req('POST', '/api/v1/route/execute', { body })).status).toBe(409);
+    expect(hits['/echo']).toBe(before);
+  });
+
+  it('seller 500: SELLER_FAILED and the fee is never taken ("settles the fee leg only when the seller answered below 400")', async () => {
+    const q = await quote('oracle');
+    const fee0 = await feeBalance();
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: await sellerHeader('/broken', 'GET') } });
+    expect(r.status).toBe(200);
+    expect(r.json.status).toBe(500);
+    expect(JSON.parse(r.json.body)).toEqual({ error: 'oracle down' });
+    expect(r.json.purchase_status).toBe('SELLER_FAILED');
+    expect(await status(q.intent_id)).toBe('SELLER_FAILED');
+    expect(await feeBalance()).toBe(fee0);
+  });
+
+  it('a redirect is not followed: the 3xx is the seller answer, its target is never called ("no redirects followed")', async () => {
+    const q = await quote('kangaroo');
+    const header = (await signLeg(buyer, { to: s.evm.address, value: 20_000n })) as unknown;
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: Buffer.from(JSON.stringify(header)).toString('base64') } });
+    expect(r.status).toBe(200);
+    expect(r.json.status).toBe(302);
+    expect(r.json.headers.location).toBe('/target');
+    expect(hits['/target']).toBeUndefined();
+  });
+
+  it('a seller that does not answer in time: 502 seller_unreachable, SELLER_FAILED, no fee ("timeout 30 s", shortened by option)', async () => {
+    const q = await quote('sloth');
+    const fee0 = await feeBalance();
+    const header = Buffer.from(JSON.stringify(await signLeg(buyer, { to: s.evm.address, value: 20_000n }))).toString('base64');
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: header } });
+    expect(r.status).toBe(502);
+    expect(r.json.error.code).toBe('seller_unreachable');
+    expect(await status(q.intent_id)).toBe('SELLER_FAILED');
+    expect(await feeBalance()).toBe(fee0);
+  });
+
+  it('a fee leg that does not match the quote is refused 402 invalid_payment and nothing is forwarded ("verifies the fee leg against the quote")', async () => {
+    const q = await quote('parrot');
+    const before = hits['/echo'];
+    const header = await sellerHeader('/echo', 'POST');
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg(99n) } }, seller_payment: header, body: {} } });
+    expect(r.status).toBe(402);
+    expect(r.json.error.code).toBe('invalid_payment');
+    const missing = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: {} }, seller_payment: header, body: {} } });
+    expect(missing.status).toBe(402);
+    expect(missing.json.error.code).toBe('fee_leg_missing');
+    expect(hits['/echo']).toBe(before);
+    expect(await status(q.intent_id)).toBe('QUOTED');
+  });
+
+  it('a loopback seller is refused without the development switch, before anything is recorded or sent ("SSRF rules as for webhooks")', async () => {
+    const q = await quote('parrot');
+    const before = hits['/echo'];
+    const strict = new Executions({ db: h.backend.db, host: h.host, purchases: h.market.purchases, listings: h.market.listings, usdc: h.market.usdc, forward: { allowPrivate: false } });
+    const run = strict.execute({ intentId: q.intent_id, fee: await feeLeg(), sellerPayment: await sellerHeader('/echo', 'POST'), body: {} });
+    await expect(run).rejects.toBeInstanceOf(MarketRefusal);
+    await expect(run).rejects.toMatchObject({ code: 'seller_unreachable' });
+    expect(hits['/echo']).toBe(before);
+    expect(await status(q.intent_id)).toBe('QUOTED');
+  });
+});
