@@ -3,6 +3,8 @@
  * random quote / verify / settle / fail / expire sequences. Properties: the fee is never
  * settled unless the seller leg settled first; gross = seller + fee; terminal states accept
  * nothing; a leg's settlement is recorded once; replaying the journal gives the snapshot.
+ * Routed execution (QUOTED → EXECUTING → SETTLED | SELLER_FAILED): the fee settles only after
+ * a seller answer below 400, and never for a failed, unanswered or timed-out call.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -35,7 +37,12 @@ const eventArb = (q: ReturnType<typeof quote>) =>
     })),
     fc.constantFrom('seller', 'fee').map((l) => ({ type: 'leg.settled', at: T + 1000, leg: l, tx: `tx_${l}` })),
     fc.constantFrom('seller', 'fee').map((l) => ({ type: 'leg.failed', at: T + 1000, leg: l, reason: 'x' })),
-    fc.constantFrom('quote', 'seller_deadline').map((t) => ({ type: 'timer.expired', at: T + 700_000, timer: t, generation: 1 })),
+    fc.constantFrom('quote', 'seller_deadline', 'execution').map((t) => ({ type: 'timer.expired', at: T + 700_000, timer: t, generation: 1 })),
+    fc.record({ dt: fc.integer({ min: 0, max: 400_000 }), off: fc.constantFrom(0n, 0n, 1n) }).map(({ dt, off }) => ({
+      type: 'purchase.execute', at: T + dt, fee: leg(q.fee.pay_to, (BigInt(q.fee.amount) + off).toString(), 'n3'), deadline_at: T + dt + 45_000,
+    })),
+    fc.constantFrom(200, 201, 302, 402, 500).map((st) => ({ type: 'execute.answered', at: T + 2000, seller_status: st })),
+    fc.constant({ type: 'execute.failed', at: T + 2000, reason: 'timeout' }),
   );
 
 describe('purchase machine model (DESIGN §5)', () => {
@@ -61,7 +68,12 @@ describe('purchase machine model (DESIGN §5)', () => {
             reached.add(status);
             const ctx = snap.context as PurchaseContext;
             if (ctx.legs?.fee.tx && !ctx.legs.seller.tx) throw new Error('fee settled before the seller');
-            if (status === 'SETTLED' && !(ctx.legs?.seller.tx && ctx.legs.fee.tx)) throw new Error('SETTLED without both legs');
+            const ex = ctx.execution;
+            const served = ex?.seller_status != null && ex.seller_status < 400;
+            if (status === 'SETTLED' && !(ctx.legs?.seller.tx && ctx.legs.fee.tx) && !(served && ex?.fee.tx)) throw new Error('SETTLED without both legs');
+            if (ex?.fee.tx && !served) throw new Error('execution fee settled without a seller answer below 400');
+            if (status === 'SELLER_FAILED' && (served || ex?.fee.tx)) throw new Error('SELLER_FAILED after a served answer, or with the fee taken');
+            if (ex && ex.fee.amount !== ctx.fee.amount) throw new Error('the execution fee differs from the quote');
             if (BigInt(ctx.total) !== BigInt(ctx.seller.amount) + BigInt(ctx.fee.amount)) throw new Error('gross != seller + fee');
             if (ctx.legs && (ctx.legs.seller.amount !== ctx.seller.amount || ctx.legs.fee.amount !== ctx.fee.amount)) throw new Error('a leg differs from the quote');
           }
@@ -72,7 +84,7 @@ describe('purchase machine model (DESIGN §5)', () => {
       { numRuns: 500 },
     );
     // The sequences must reach every state, or the properties above were checked on nothing.
-    expect([...reached].sort()).toEqual(['EXPIRED', 'FEE_FAILED', 'QUOTED', 'SETTLED', 'VERIFIED']);
+    expect([...reached].sort()).toEqual(['EXECUTING', 'EXPIRED', 'FEE_FAILED', 'QUOTED', 'SELLER_FAILED', 'SETTLED', 'VERIFIED']);
   });
 });
 
