@@ -6,7 +6,7 @@ const MAX_PRICE: [string, string] = ['--max-price <decimal>', 'a ceiling on the 
 const LATENCY: [string, string] = ['--max-latency-ms <n>', 'a ceiling on the listing\'s p50 latency (listings without scans rank last)'];
 
 export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
-  summary: 'the pay-per-call marketplace on ANMPAY_MARKET_URL: list, find, quote and buy',
+  summary: 'the pay-per-call marketplace on ANMPAY_MARKET_URL: list, find, quote, buy and execute',
   commands: [
     {
       name: 'register',
@@ -58,6 +58,19 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
         ['--idempotency-key <key>', 'send this idempotency-key (default: a new UUID, printed); retry with it to get the same answer'],
       ],
       example: 'anmpay market buy "weather forecast" --max-price 0.05 --key buyer.json',
+    },
+    {
+      name: 'execute',
+      args: '<capability> --key <file> [--body <json>] [--max-price <decimal>] [--max-latency-ms <n>]',
+      summary: 'quote (USDC), pay the seller\'s own 402 with the stock x402 client, sign the fee leg, and have the marketplace call the seller; prints its answer',
+      quiet: 'the seller\'s body',
+      flags: [
+        ['--key <file>', 'the buyer\'s EVM key file (required)'],
+        ['--body <json>', 'a JSON object sent to the seller (default {}; not sent to a GET listing)'],
+        MAX_PRICE,
+        LATENCY,
+      ],
+      example: 'anmpay market execute "weather forecast" --body \'{"city":"Lisbon"}\' --key buyer.json',
     },
   ],
 };

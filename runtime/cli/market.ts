@@ -1,7 +1,8 @@
 /**
- * `anmpay market register|search|quote|buy` against the marketplace on ANMPAY_MARKET_URL
+ * `anmpay market register|search|quote|buy|execute` against the marketplace on ANMPAY_MARKET_URL
  * (DESIGN §5, §6). `register` signs the listing with the seller's keys; `buy` quotes, signs
- * both legs and purchases, and prints the seller leg as the header to call the seller with.
+ * both legs and purchases, and prints the seller leg as the header to call the seller with;
+ * `execute` has the marketplace make the seller call (market-execute.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -13,11 +14,12 @@ import { intArg, list, parse, positionals, str, usageError, type ParsedArgs } fr
 import { expectShape, marketUrl, serviceJson } from './env.ts';
 import { readEvmKeyFile } from './evm-key-file.ts';
 import { usageOf } from './help.ts';
+import { executeQuote, parseBody } from './market-execute.ts';
 import { legsFor, type BuyerSigner } from './market-legs.ts';
 import { CliError, type CommandResult } from './output.ts';
 import { groupMain } from './subcommands.ts';
 
-const USAGE = { register: usageOf('market', 'register'), search: usageOf('market', 'search'), quote: usageOf('market', 'quote'), buy: usageOf('market', 'buy') };
+const USAGE = { register: usageOf('market', 'register'), search: usageOf('market', 'search'), quote: usageOf('market', 'quote'), buy: usageOf('market', 'buy'), execute: usageOf('market', 'execute') };
 const S = { type: 'string' } as const;
 const QUOTE_FLAGS = { 'max-price': S, asset: S, 'max-latency-ms': S } as const;
 
@@ -41,6 +43,7 @@ export const main = groupMain('market', {
   search: (rest) => search(parse(rest, { 'max-price': S, asset: S, limit: S }, USAGE.search)),
   quote: (rest) => quoteCmd(parse(rest, QUOTE_FLAGS, USAGE.quote)),
   buy: (rest) => buy(parse(rest, { ...QUOTE_FLAGS, key: S, wallet: S, 'idempotency-key': S }, USAGE.buy)),
+  execute: (rest) => execute(parse(rest, { 'max-price': S, 'max-latency-ms': S, key: S, body: S }, USAGE.execute)),
 });
 
 function assetOpt(a: ParsedArgs, usage: string): MarketAsset | undefined {
@@ -157,6 +160,18 @@ async function buy(a: ParsedArgs): Promise<CommandResult> {
     ...(header ? [`call the seller with the header:`, `  ${header.header}: ${header.value}`] : []),
   ].join('\n');
   return { data: { ...p, idempotency_key: idempotencyKey }, text, quiet: header?.value ?? '' };
+}
+
+async function execute(a: ParsedArgs): Promise<CommandResult> {
+  const [capability] = positionals(a, 1, USAGE.execute);
+  const body = parseBody(str(a, 'body'));
+  const file = str(a, 'key');
+  if (!file) throw usageError('--key <file> is required: it signs the seller payment and the fee leg (USDC)', USAGE.execute);
+  const buyer = await readEvmKeyFile(file);
+  const { quote } = await requestQuote(a, capability!, USAGE.execute);
+  const r = await executeQuote(buyer, quote, body);
+  const text = [quoteText(quote, 'USDC'), `seller answered ${r.status} (${r.headers['content-type'] ?? 'no content-type'}); purchase ${r.purchase_status}`, r.body].join('\n');
+  return { data: r, text, quiet: r.body };
 }
 
 function required(a: ParsedArgs, flag: 'key' | 'wallet', asset: string): string {

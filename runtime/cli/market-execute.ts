@@ -1,0 +1,78 @@
+/**
+ * `anmpay market execute`: the whole routed-execution buyer flow (DESIGN §5 "Routed
+ * execution"). The seller's own header is built from the seller's 402 with the stock
+ * `@x402/evm` client (v2 `PAYMENT-REQUIRED` header or a v1 JSON body), the fee leg of the
+ * quote with `ExactSplitEvmScheme`, and the marketplace makes the call.
+ */
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import type { PaymentRequired } from '@x402/core/types';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { expectShape, marketUrl, serviceJson } from './env.ts';
+import { legsFor } from './market-legs.ts';
+import { CliError } from './output.ts';
+
+const SELLER_TIMEOUT_MS = 30_000;
+
+export const executionDoc = z
+  .object({ intent_id: z.string(), purchase_status: z.string(), status: z.number(), headers: z.record(z.string(), z.string()), body: z.string(), body_encoding: z.enum(['utf8', 'base64']) })
+  .passthrough();
+
+interface QuoteLike {
+  intent_id: string;
+  resource: { endpoint: string; method: string };
+  payment_requirements: { accepts: Array<{ scheme: string; network: string; asset: string; amount: string; payTo: string; maxTimeoutSeconds: number; extra: Record<string, unknown> }> };
+}
+
+/** The seller's 402 to an unpaid call, paid by the buyer's key with the stock x402 client. */
+async function sellerPayment(buyer: PrivateKeyAccount, endpoint: string, method: string, body: Record<string, unknown>): Promise<string> {
+  const withBody = method !== 'GET' && method !== 'HEAD';
+  let res: Response;
+  try {
+    res = await fetch(endpoint, {
+      method,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(SELLER_TIMEOUT_MS),
+      ...(withBody ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+    });
+  } catch (e) {
+    throw new CliError('seller_unreachable', `cannot reach the seller at ${endpoint} for its payment requirements: ${(e as Error).message}`);
+  }
+  if (res.status !== 402) throw new CliError('seller_not_x402', `the seller answered ${res.status} to an unpaid ${method} ${endpoint}, not 402 Payment Required`);
+  const v2 = res.headers.get('payment-required');
+  let required: PaymentRequired;
+  try {
+    required = v2 ? decodePaymentRequiredHeader(v2) : ((await res.json()) as PaymentRequired);
+  } catch {
+    throw new CliError('seller_not_x402', 'the seller\'s 402 carries neither a PAYMENT-REQUIRED header (x402 v2) nor a JSON body (x402 v1)');
+  }
+  const client = registerExactEvmScheme(new x402Client(), { signer: buyer });
+  try {
+    return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+  } catch (e) {
+    throw new CliError('seller_not_x402', `cannot pay the seller's 402 on an EVM exact scheme: ${(e as Error).message}`);
+  }
+}
+
+export async function executeQuote(buyer: PrivateKeyAccount, quote: QuoteLike, body: Record<string, unknown>) {
+  const method = quote.resource.method.toUpperCase();
+  const seller_payment = await sellerPayment(buyer, quote.resource.endpoint, method, body);
+  const { fee } = await legsFor({ asset: 'USDC', evm: buyer }, quote.payment_requirements.accepts[0]!);
+  const doc = await serviceJson('POST', `${marketUrl()}/api/v1/route/execute`, {}, { intent_id: quote.intent_id, fee_payment: { legs: { fee } }, seller_payment, body });
+  return expectShape(executionDoc, doc, 'market execute');
+}
+
+/** `--body`: a JSON object. */
+export function parseBody(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new CliError('usage', '--body must be a JSON object, e.g. --body \'{"city":"Lisbon"}\'', 2);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new CliError('usage', '--body must be a JSON object', 2);
+  return v as Record<string, unknown>;
+}
