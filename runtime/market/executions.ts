@@ -126,7 +126,9 @@ export class Executions {
     const p = await this.deps.purchases.read(intentId);
     const ex = p?.ctx.execution;
     if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return p?.status ?? 'EXECUTING';
-    const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload);
+    // A settle racing another process's for the same authorization is refused by the ledger
+    // (one use per nonce); the execution stays EXECUTING and the next reconcile records it.
+    const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
     // A settle whose report was lost earlier (a crash) is recorded now; a fresh one reports itself.
     if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', ex.fee.payer, ex.fee.nonce, r.tx);
     if (!r.ok && !('transient' in r && r.transient)) {
@@ -140,7 +142,7 @@ export class Executions {
     const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
     for (const row of rows) {
       const s = row.snapshot.context.execution?.seller_status;
-      if (s != null && s < 400) await this.settleFee(row.id);
+      if (s != null && s < 400) await this.settleFee(row.id).catch(() => undefined);
     }
   }
 }
