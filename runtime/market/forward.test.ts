@@ -1,0 +1,46 @@
+/**
+ * The routed-execution call (DESIGN §5 "Routed execution"): the answer cap, and the SSRF
+ * rules for names as well as IP literals, at the check and again at connect time.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkTarget, forward } from './forward.ts';
+
+let server: http.Server;
+let port: number;
+let calls = 0;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    calls++;
+    res.setHeader('content-type', 'text/plain');
+    res.end(req.url === '/big' ? 'x'.repeat(5000) : 'small');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const get = (path: string, host = '127.0.0.1') => ({ url: `http://${host}:${port}${path}`, method: 'GET', headers: {}, body: null });
+
+describe('forward', () => {
+  it('passes an answer under the cap and refuses one over it ("response bodies capped")', async () => {
+    const ok = await forward(get('/small'), { allowPrivate: true, maxBodyBytes: 1000 });
+    expect(ok).toMatchObject({ ok: true, status: 200, headers: { 'content-type': 'text/plain' } });
+    expect(ok.ok && ok.body.toString()).toBe('small');
+    const big = await forward(get('/big'), { allowPrivate: true, maxBodyBytes: 1000 });
+    expect(big.ok ? null : [big.sent, big.reason]).toEqual([true, "the seller's answer exceeds 1000 bytes"]);
+  });
+
+  it('refuses loopback by literal and by name without the development switch, before connecting ("SSRF rules as for webhooks")', async () => {
+    const before = calls;
+    expect(await checkTarget(`http://127.0.0.1:${port}/small`, { allowPrivate: false })).toMatch(/loopback/);
+    expect(await checkTarget(`http://localhost:${port}/small`, { allowPrivate: false })).toMatch(/loopback/);
+    expect(await checkTarget(`http://localhost:${port}/small`, { allowPrivate: true })).toBeNull();
+    expect(await forward(get('/small'), { allowPrivate: false })).toMatchObject({ ok: false, sent: false });
+    // A name that resolves to loopback is refused by the guarded lookup when connecting.
+    expect(await forward(get('/small', 'localhost'), { allowPrivate: false })).toMatchObject({ ok: false, sent: false });
+    expect(calls).toBe(before);
+  });
+});
