@@ -1,0 +1,21 @@
+/**
+ * A marketplace process for the routed-execution fault test: joins the parent's PostgreSQL
+ * schema and NATS namespace (SCHEMA, NAMESPACE), serves the marketplace on port 0, prints its
+ * URL, and is SIGKILLed by the parent's seller in the middle of a call.
+ */
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import { NatsBus } from '../../runtime/bus/nats-bus.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMarket } from '../../runtime/market/index.ts';
+import { openDb } from '../../storage/open.ts';
+import { DATABASE_URL, NATS_URL } from '../helpers/backends.ts';
+import { FEE_ADDRESSES } from './harness.ts';
+
+const db = await openDb({ databaseUrl: DATABASE_URL, schema: process.env.SCHEMA });
+const bus = await NatsBus.connect({ url: NATS_URL, namespace: process.env.NAMESPACE! });
+const host = new ActorHost({ db, bus, registry: machineRegistry() });
+const market = openMarket(db, host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true } });
+await market.index.refresh();
+const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6 });
+process.stdout.write(`${await app.listen({ port: 0, host: '127.0.0.1' })}\n`);
