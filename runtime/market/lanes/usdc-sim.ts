@@ -52,27 +52,30 @@ export class UsdcSimLedger implements UsdcLedger {
     if (BigInt(a.validBefore) <= BigInt(nowS)) return { ok: false, reason: 'invalid_exact_evm_payload_authorization_valid_before' };
     const tx = `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${lower(a.from)}:${lower(a.nonce)}`)))}`;
     return this.db.tx(async (q) => {
-      const used = await q.query<{ tx_hash: string; recipient: string; value: string }>(
-        `SELECT tx_hash, recipient, value::text FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2 FOR UPDATE`,
-        [lower(a.from), lower(a.nonce)],
+      // The nonce is claimed first: a concurrent settle of the same authorization waits on this
+      // row and then finds it, instead of both debiting and one failing on the key.
+      const claimed = await q.query(
+        `INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash) VALUES ($1, $2, $3, $4::numeric, $5) ON CONFLICT DO NOTHING`,
+        [lower(a.from), lower(a.nonce), lower(a.to), a.value, tx],
       );
-      const prior = used.rows[0];
-      if (prior) {
-        return prior.recipient === lower(a.to) && prior.value === a.value ? { ok: true, tx: prior.tx_hash, replay: true } : { ok: false, reason: 'invalid_exact_evm_nonce_already_used' };
+      if (claimed.rowCount === 0) {
+        const used = await q.query<{ tx_hash: string; recipient: string; value: string }>(
+          `SELECT tx_hash, recipient, value::text FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`,
+          [lower(a.from), lower(a.nonce)],
+        );
+        const prior = used.rows[0];
+        return prior && prior.recipient === lower(a.to) && prior.value === a.value ? { ok: true, tx: prior.tx_hash, replay: true } : { ok: false, reason: 'invalid_exact_evm_nonce_already_used' };
       }
       const debit = await q.query(`UPDATE usdc_balances SET balance = balance - $2::numeric WHERE address = $1 AND balance >= $2::numeric`, [lower(a.from), a.value]);
-      if (debit.rowCount === 0) return { ok: false, reason: 'invalid_exact_evm_insufficient_balance' };
+      if (debit.rowCount === 0) {
+        // A short balance leaves the nonce unused, as the token's revert would.
+        await q.query(`DELETE FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [lower(a.from), lower(a.nonce)]);
+        return { ok: false, reason: 'invalid_exact_evm_insufficient_balance' };
+      }
       await q.query(
         `INSERT INTO usdc_balances (address, balance) VALUES ($1, $2::numeric) ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance`,
         [lower(a.to), a.value],
       );
-      await q.query(`INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash) VALUES ($1, $2, $3, $4::numeric, $5)`, [
-        lower(a.from),
-        lower(a.nonce),
-        lower(a.to),
-        a.value,
-        tx,
-      ]);
       return { ok: true, tx, replay: false };
     });
   }
