@@ -8,10 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { startServices, type Services } from '../../bin/services.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
-import { DATABASE_URL, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
 import { cliJson } from '../helpers/cli.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 
@@ -96,12 +95,7 @@ export async function startDashHarness(env: Record<string, string> = {}): Promis
     async close() {
       await services.stop();
       await rm(dataDir, { recursive: true, force: true });
-      if (schema) {
-        const c = new pg.Client({ connectionString: DATABASE_URL });
-        await c.connect();
-        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-        await c.end();
-      }
+      if (schema) await dropSchema(schema).catch(() => undefined);
     },
   };
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.ts';
 import { startServices, type Services } from '../../bin/services.ts';
-import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
+import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { verifyIndependently } from '../webhooks/independent-verifier.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { cliJson } from '../helpers/cli.ts';
@@ -84,13 +84,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await services?.stop();
   await receiver?.close();
-  if (realAvailable) {
-    const { default: pg } = await import('pg');
-    const c = new pg.Client({ connectionString: DATABASE_URL });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await c.end();
-  }
+  if (realAvailable) await dropSchema(schema);
   await rm(dataDir, { recursive: true, force: true });
 });
 

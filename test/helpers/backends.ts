@@ -88,6 +88,18 @@ export async function openEmbedded(): Promise<Backend> {
 /** The services decided once by the global setup (`test/global-setup.ts`). */
 export const realAvailable = process.env.ANMPAY_TEST_REAL === '1';
 
+/** Drops a schema a test's service created on the real PostgreSQL (its own connection: the service's pool is closed by then). */
+export async function dropSchema(schema: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: DATABASE_URL });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Backends every engine suite runs on: the real pair when reachable, the embedded pair always. */
 export const backendFactories: Array<[string, () => Promise<Backend>]> = [
   ...(realAvailable ? ([['postgres+nats', () => openReal()]] as Array<[string, () => Promise<Backend>]>) : []),

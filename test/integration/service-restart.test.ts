@@ -15,7 +15,7 @@ import type { Config } from '../../runtime/config.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { startServices, type Services } from '../../bin/services.ts';
-import { DATABASE_URL, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
+import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { cliJson } from '../helpers/cli.ts';
 
 type Json = Record<string, unknown>;
@@ -39,13 +39,7 @@ describe.each(backends)('service restart on $name', ({ real }) => {
     let services: Services | undefined = await startServices(config);
     cleanups.push(async () => {
       await services?.stop();
-      if (real) {
-        const { default: pg } = await import('pg');
-        const c = new pg.Client({ connectionString: DATABASE_URL });
-        await c.connect();
-        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await c.end();
-      }
+      if (real) await dropSchema(schema);
       await rm(dataDir, { recursive: true, force: true });
     });
 

@@ -9,7 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { DATABASE_URL, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
 import { seller, signedListing } from '../fixtures/market.ts';
 import { useEvmLane } from './evm-lane.ts';
 
@@ -19,11 +19,7 @@ let services: Services | undefined;
 
 afterAll(async () => {
   await services?.stop();
-  const { default: pg } = await import('pg');
-  const c = new pg.Client({ connectionString: DATABASE_URL });
-  await c.connect();
-  await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await c.end();
+  await dropSchema(schema);
 });
 
 const env = () => ({

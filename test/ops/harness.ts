@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { DATABASE_URL, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { startServices, type Services } from '../../bin/services.ts';
 
@@ -38,12 +37,7 @@ export async function startOpsServices(): Promise<OpsHarness> {
     dataDir,
     async close() {
       await services.stop();
-      if (real) {
-        const c = new pg.Client({ connectionString: DATABASE_URL });
-        await c.connect();
-        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await c.end();
-      }
+      if (real) await dropSchema(schema);
       await rm(dataDir, { recursive: true, force: true });
     },
   };
