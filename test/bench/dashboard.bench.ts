@@ -3,24 +3,64 @@
  * on real PostgreSQL + NATS (issue 22 "Speed": p99 <= 50 ms), a payment's timeline of 1,000
  * journal entries (< 100 ms), and 500 open timeline streams (no database statement per stream
  * once open, measured as the checkout SSE test does: statements counted while one event fans
- * out to every stream). The service runs in this process (startServices), autocannon beside it:
- * the figures include the load generator's CPU on the same cores.
- * Each path is measured twice: saturated (every session sends its next request the moment the
- * last one answers: the ceiling, whose p99 is queueing) and paced (the sessions together at
- * BENCH_PACE requests per session per second, default 2, far busier than a person clicking:
- * the latency a session sees when the service is not the bottleneck).
+ * out to every stream). The service runs in this process (startServices); the load comes from
+ * another process, so its event loop never delays the service's (it still shares the cores).
+ * Each path is measured twice: saturated (wrk: every session sends its next request the moment
+ * the last one answers: the ceiling, whose p99 is queueing) and paced (test/bench/paced-load.ts:
+ * each session BENCH_PACE requests per second, evenly spread, far busier than a person
+ * clicking; latency counted from when a request was due: the latency a session sees).
  * Env: BENCH_SECONDS (10), BENCH_SESSIONS (100), BENCH_STREAMS (500), BENCH_PACE (2).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { dashClient, startDashHarness, type DashClient } from '../dashboard/harness.ts';
 import { postgresReachable, DATABASE_URL } from '../helpers/backends.ts';
+import { runProcess } from '../helpers/cli.ts';
+import { runWrk, wrkInstalled } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 100);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 500);
 const PACE = Number(process.env.BENCH_PACE ?? 2);
+
+type Figures = { rps: number; p50: number; p99: number; non2xx: number };
+
+/** Every session sends its next request the moment the last one answers (wrk, or autocannon without it). */
+async function saturated(p: string, cookieFile: string): Promise<Figures> {
+  if (wrkInstalled()) {
+    const r = await runWrk({ url: `${h.svc}${p}`, script: 'session', connections: SESSIONS, seconds: SECONDS, env: { BENCH_COOKIES: cookieFile, BENCH_PATH: p } });
+    return { rps: Math.round(r.rps), p50: r.p50, p99: r.p99, non2xx: r.non2xx };
+  }
+  const cookies = readFileSync(cookieFile, 'utf8').split('\n');
+  let n = 0;
+  const r = await autocannon({
+    url: `${h.svc}${p}`,
+    connections: SESSIONS,
+    duration: SECONDS,
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: `anm_session=${cookies[n++ % cookies.length]!}` } }) }],
+  });
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+/** Each session once every 1/PACE s, evenly spread, from a child process (test/bench/paced-load.ts). */
+async function pacedLoad(p: string, cookieFile: string): Promise<Figures> {
+  const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
+    ...process.env,
+    PACED_URL: `${h.svc}${p}`,
+    PACED_COOKIES: cookieFile,
+    PACED_SESSIONS: String(SESSIONS),
+    PACED_PACE: String(PACE),
+    PACED_SECONDS: String(SECONDS),
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
+  if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
+  const j = JSON.parse(line.slice('PACED_JSON '.length)) as Figures & { errors: number };
+  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors };
+}
 
 if (!(await postgresReachable())) {
   console.error(`bench:dashboard needs PostgreSQL (${DATABASE_URL})`);
@@ -42,19 +82,14 @@ try {
   }
 
   const paths = ['/dashboard/api/home', '/dashboard/api/payments', '/dashboard/api/keys', '/dashboard'];
+  const cookieFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-dash-')), 'cookies');
+  writeFileSync(cookieFile, clients.map((c) => c.cookie).join('\n'));
   const results: Array<{ path: string; mode: string; rps: number; p50: number; p99: number; non2xx: number }> = [];
   for (const p of paths) {
-    for (const paced of [false, true]) {
-      let n = 0;
-      const r = await autocannon({
-        url: `${h.svc}${p}`,
-        connections: SESSIONS,
-        duration: SECONDS,
-        ...(paced ? { overallRate: SESSIONS * PACE } : {}),
-        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: `anm_session=${clients[n++ % clients.length]!.cookie}` } }) }],
-      });
-      results.push({ path: p, mode: paced ? `paced ${SESSIONS * PACE}/s` : 'saturated', rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });
-    }
+    const sat = await saturated(p, cookieFile);
+    results.push({ path: p, mode: 'saturated', ...sat });
+    const paced = await pacedLoad(p, cookieFile);
+    results.push({ path: p, mode: `paced ${SESSIONS * PACE}/s`, ...paced });
   }
 
   // A timeline of 1,000 journal entries: one intent, its journal padded with ignored-looking rows.
@@ -113,7 +148,7 @@ try {
   for (const r of reqs) r.destroy();
   agent.destroy();
 
-  console.log(`\nbench:dashboard, ${SESSIONS} sessions over ${merchants.length} merchants, ${SECONDS}s per path (autocannon in the same process)`);
+  console.log(`\nbench:dashboard, ${SESSIONS} sessions over ${merchants.length} merchants, ${SECONDS}s per path (load from a separate process)`);
   for (const r of results) console.log(`  GET ${r.path.padEnd(26)} ${r.mode.padEnd(12)} ${String(r.rps).padStart(6)}/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non-2xx ${r.non2xx}`);
   console.log(`  timeline of 1,000 entries: p50 ${times[25]!.toFixed(1)} ms, p99 ${times[49]!.toFixed(1)} ms (50 reads)`);
   console.log(`  timeline streams: database commits in 3 s with none open ${baseline}, with ${STREAMS} open ${idleCommits}; one event reached ${got}/${STREAMS} streams in ${fanMs.toFixed(0)} ms`);
