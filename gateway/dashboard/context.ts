@@ -3,7 +3,7 @@
  * which mode, and the admission steps (the per-IP bucket of the merchant API, then the
  * session) run through `admit` as the API's routes do.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { DashboardServices } from '../../runtime/dashboard/index.ts';
 import type { Mode } from '../../runtime/merchant/secrets.ts';
@@ -11,6 +11,7 @@ import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { admit, ipLimit, type Step } from '../http/admission.ts';
 import type { Sessions } from '../http/sessions/index.ts';
+import { openSse, type SseStream } from '../http/sse.ts';
 
 export interface Dash {
   d: GatewayDeps;
@@ -49,4 +50,34 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
     throw new AppError('invalid_body', i ? `${i.path.join('.') || 'body'}: ${i.message}` : undefined);
   }
   return r.data;
+}
+
+/** The dashboard's open SSE streams (payment timelines, refund status), capped together. */
+export interface StreamBook {
+  /** Throws 429 `rate_limited` when the process already holds the most streams it serves. */
+  admit(): void;
+  /** Takes the reply over as a stream; `onClose` runs once when either side ends it. */
+  open(req: FastifyRequest, reply: FastifyReply, onClose: () => void): SseStream;
+}
+
+const MAX_STREAMS = 10_000;
+
+export function streamBook(app: FastifyInstance): StreamBook {
+  const open = new Set<SseStream>();
+  app.addHook('preClose', async () => {
+    for (const s of [...open]) s.close();
+  });
+  return {
+    admit() {
+      if (open.size >= MAX_STREAMS) throw new AppError('rate_limited', 'Too many open event streams.', { retryAfter: 5, headers: { 'Retry-After': '5' } });
+    },
+    open(req, reply, onClose) {
+      const stream = openSse(req, reply, () => {
+        open.delete(stream);
+        onClose();
+      });
+      open.add(stream);
+      return stream;
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { sendError } from '../http/error-reply.ts';
 import { strictJsonParser } from '../http/body.ts';
 import { installSessions } from '../http/sessions/index.ts';
 import { accountRoutes } from './accounts.ts';
+import { streamBook } from './context.ts';
 import { homeRoutes } from './home.ts';
 import { keyRoutes } from './keys.ts';
 import { pageRoutes } from './pages.ts';
@@ -28,12 +29,13 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   const s = await installSessions(app, { kind: 'merchant', cookieName: SESSION_COOKIE, cookiePath: '/dashboard', store: svc.sessions, baseUrl: d.baseUrl });
   const x = { d, svc, s };
+  const streams = streamBook(app);
   accountRoutes(app, x);
   pageRoutes(app, x);
   homeRoutes(app, x);
   keyRoutes(app, x);
-  paymentRoutes(app, x);
+  paymentRoutes(app, x, streams);
   webhookRoutes(app, x);
   settingsRoutes(app, x);
-  refundRoutes(app, x);
+  refundRoutes(app, x, streams);
 }

@@ -14,8 +14,7 @@ import { PAYMENT_INTENT_STATUSES, toResource } from '../../machines/payment-inte
 import type { PaymentRow } from '../../runtime/dashboard/reads.ts';
 import { INTENT_ID, lastEventId } from '../checkout/events.ts';
 import { AppError } from '../errors.ts';
-import { openSse, type SseStream } from '../http/sse.ts';
-import { admitDash, parseBody, type Dash } from './context.ts';
+import { admitDash, parseBody, type Dash, type StreamBook } from './context.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ListQuery = z.strictObject({
@@ -27,9 +26,7 @@ const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-const MAX_STREAMS = 10_000;
-
-export function paymentRoutes(app: FastifyInstance, x: Dash): void {
+export function paymentRoutes(app: FastifyInstance, x: Dash, streams: StreamBook): void {
   const reads = x.svc.reads;
   const resource = (r: PaymentRow) => toResource(r.snapshot.context as PaymentIntentContext, r.state, { baseUrl: x.d.baseUrl() });
 
@@ -52,16 +49,11 @@ export function paymentRoutes(app: FastifyInstance, x: Dash): void {
     return { payment: resource(row), version: row.version, timeline: await reads.journal(row.id), refunds };
   });
 
-  const open = new Set<SseStream>();
-  app.addHook('preClose', async () => {
-    for (const s of [...open]) s.close();
-  });
-
   app.get<{ Params: { id: string }; Querystring: { last_event_id?: string } }>('/dashboard/api/payments/:id/events', { exposeHeadRoute: false }, async (req, reply) => {
     const who = await admitDash(x, req, reply);
     const feed = x.d.feed;
     if (!feed || !INTENT_ID.test(req.params.id)) throw new AppError('not_found');
-    if (open.size >= MAX_STREAMS) throw new AppError('rate_limited', 'Too many open event streams.', { retryAfter: 5, headers: { 'Retry-After': '5' } });
+    streams.admit();
     const id = req.params.id;
     // Listen first, then read: no version committed in between is missed.
     type Item = PaymentRow & { event?: string };
@@ -76,11 +68,7 @@ export function paymentRoutes(app: FastifyInstance, x: Dash): void {
       detach();
       throw new AppError('not_found');
     }
-    const stream = openSse(req, reply, () => {
-      open.delete(stream);
-      detach();
-    });
-    open.add(stream);
+    const stream = streams.open(req, reply, detach);
     const since = lastEventId(req);
     let last = since ?? row.version;
     const send = (r: Item): void => {

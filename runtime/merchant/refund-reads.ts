@@ -5,6 +5,8 @@ import type { Mode } from './secrets.ts';
 
 export interface ActorRead {
   state: string;
+  /** The actor's version: a stream that read this resumes after it. */
+  version: number;
   snapshot: PersistedSnapshot;
 }
 
@@ -13,7 +15,7 @@ export class RefundReads {
 
   async own(kind: 'payment_intent' | 'refund', id: string, merchant: string, mode: Mode): Promise<ActorRead | null> {
     const { rows } = await this.db.query<ActorRead>(
-      `SELECT state, snapshot FROM actors WHERE id = $1 AND kind = $2 AND merchant = $3 AND mode = $4`,
+      `SELECT state, version, snapshot FROM actors WHERE id = $1 AND kind = $2 AND merchant = $3 AND mode = $4`,
       [id, kind, merchant, mode],
     );
     return rows[0] ?? null;

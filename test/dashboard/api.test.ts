@@ -3,6 +3,7 @@
  * + NATS when reachable). Each case names the rule it checks: spec Authentication 3, 5, 8
  * and 10, DESIGN §7 "Login" and "Pages".
  */
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSignedTx } from '../../machines/chain/index.ts';
 import { readWalletFile, sign } from '../../runtime/chain/codec/keys.ts';
@@ -30,6 +31,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+
+/** A dashboard refund's SSE stream: the status of each `refund` event and its id, in order. */
+function refundStream(cookie: string, id: string) {
+  const statuses: string[] = [];
+  const ids: string[] = [];
+  let buf = '';
+  const req = http.get(`${h.svc}/dashboard/api/refunds/${id}/events`, { headers: { cookie: `anm_session=${cookie}` } }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (d: string) => {
+      buf += d;
+      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (!/^event: refund$/m.test(block) || !data) continue;
+        statuses.push((JSON.parse(data) as { refund: { status: string } }).refund.status);
+        ids.push(/^id: (\d+)$/m.exec(block)?.[1] ?? '');
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  return { statuses, ids, close: () => req.destroy() };
+}
 
 describe('dashboard sessions (DESIGN §7 Login, spec Authentication 8)', () => {
   it("DESIGN §6: the first start's banner prints a dashboard login that works", async () => {
@@ -212,6 +236,7 @@ describe('dashboard pages as JSON (DESIGN §7 Pages)', () => {
       const refund = made.json.refund as { id: string; status: string; unsigned_transfer: unknown };
       expect(refund.status).toBe('REQUIRES_SIGNATURE');
       expect(made.json.command).toBe(`ANMPAY_API_KEY=<your live secret key> anmpay refund sign ${refund.id} --wallet <payout wallet file>`);
+      const live = refundStream(ca.cookie, refund.id);
       expect(((await ca.req('GET', `/dashboard/api/payments/${intent.id}`)).json.refunds as Array<{ id: string }>).map((r) => r.id)).toEqual([refund.id]);
       // Signed elsewhere (here: with the payout wallet's key), pasted into the page.
       const w = await readWalletFile(payoutFile);
@@ -223,10 +248,18 @@ describe('dashboard pages as JSON (DESIGN §7 Pages)', () => {
       expect(sent.json.command).toBeNull();
       await h.cli(['devnet', 'mine', '12', '--network', 'live']);
       await waitFor(async () => ((await ca.req('GET', `/dashboard/api/refunds/${refund.id}`)).json.refund as { status: string }).status === 'CONFIRMED', 20_000, 'refund CONFIRMED');
+      // The stream (DESIGN §7: live data from the snapshot feed) followed it without a poll:
+      // the state it opened on, then each later one, ending CONFIRMED.
+      await waitFor(async () => live.statuses.at(-1) === 'CONFIRMED', 10_000, 'CONFIRMED on the stream');
+      live.close();
+      expect(live.statuses[0]).toBe('REQUIRES_SIGNATURE');
+      expect(live.statuses).toContain('SUBMITTED');
+      expect(new Set(live.ids).size).toBe(live.ids.length);
       const other = dashClient(h.svc);
       await other.login(b.dashboard.email, b.dashboard.password);
       await other.req('POST', '/dashboard/api/mode', { mode: 'live' });
       expect((await other.req('GET', `/dashboard/api/refunds/${refund.id}`)).status).toBe(404);
+      expect((await other.req('GET', `/dashboard/api/refunds/${refund.id}/events`)).status).toBe(404);
     } finally {
       await ca.req('POST', '/dashboard/api/mode', { mode: 'test' });
     }

@@ -213,6 +213,7 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await page.getByLabel('Reason').fill('one item back');
     await page.getByRole('button', { name: 'Create refund' }).click();
     await page.locator('[data-testid="refund-status"]', { hasText: 'REQUIRES_SIGNATURE' }).waitFor();
+    await page.locator('[data-testid="refund-live"]', { hasText: '(status live)' }).waitFor();
     const cmd = (await page.locator('anm-copy-field[field="refund-command"] code').textContent())!;
     const refundId = /refund sign (re_\S+)/.exec(cmd)![1]!;
     const view = (await (
@@ -226,8 +227,8 @@ describe.skipIf(skipBrowser)('dashboard in Chromium', () => {
     await page.locator('[data-testid="refund-status"]', { hasText: /SUBMITTED|CONFIRMING/ }).waitFor();
     await h.cli(['devnet', 'mine', '12', '--network', 'live']);
     await page.locator('[data-testid="timeline"] li', { hasText: 'PARTIALLY_REFUNDED' }).waitFor({ timeout: 30_000 });
-    await page.getByRole('button', { name: 'Refresh refund' }).click();
-    await page.locator('[data-testid="refund-status"]', { hasText: 'CONFIRMED' }).waitFor();
+    // No reload, no button: the refund's status follows its actor over the stream.
+    await page.locator('[data-testid="refund-status"]', { hasText: 'CONFIRMED' }).waitFor({ timeout: 30_000 });
     await shot(page, 'desktop-08-refund-confirmed');
     await page.goto(`${h.svc}/dashboard`);
     await page.getByLabel('Mode').selectOption('test');

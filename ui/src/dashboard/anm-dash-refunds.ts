@@ -1,11 +1,12 @@
 /**
  * `<anm-dash-refunds>`: refunds of one live payment. Create one (amount optional: the whole
  * remainder), then sign its unsigned transfer from the payout wallet with the command shown,
- * or paste a transaction signed elsewhere and submit it.
+ * or paste a transaction signed elsewhere and submit it; its status follows the chain live.
  */
 import { LitElement, html, nothing } from 'lit';
 import '../elements/anm-copy-field.ts';
 import { api, errorText, field } from './api.ts';
+import { RefundController } from './refund-controller.ts';
 import { dashStyles } from './styles.ts';
 
 interface Refund {
@@ -26,7 +27,6 @@ export class AnmDashRefunds extends LitElement {
     paymentId: { type: String },
     refundable: { type: Boolean },
     ids: { attribute: false },
-    open: { state: true },
     error: { state: true },
   };
   static override styles = dashStyles;
@@ -34,22 +34,22 @@ export class AnmDashRefunds extends LitElement {
   declare paymentId: string;
   declare refundable: boolean;
   declare ids: string[];
-  declare open: RefundView | null;
   declare error: string;
+  private readonly refund = new RefundController<RefundView>(this);
 
   constructor() {
     super();
     this.paymentId = '';
     this.refundable = false;
     this.ids = [];
-    this.open = null;
     this.error = '';
   }
 
   private async run(work: () => Promise<RefundView>): Promise<void> {
     this.error = '';
     try {
-      this.open = await work();
+      const view = await work();
+      this.refund.follow(view.refund.id, view);
     } catch (err) {
       this.error = errorText(err);
     }
@@ -65,7 +65,7 @@ export class AnmDashRefunds extends LitElement {
   private submit(e: SubmitEvent): void {
     e.preventDefault();
     const hex = field(e.target, 'signed').trim();
-    const id = this.open!.refund.id;
+    const id = this.refund.view!.refund.id;
     void this.run(() => api<RefundView>(`refunds/${encodeURIComponent(id)}/submit`, { body: { signed_transaction: hex } }));
   }
 
@@ -74,7 +74,7 @@ export class AnmDashRefunds extends LitElement {
   }
 
   override render() {
-    const o = this.open;
+    const o = this.refund.view;
     return html`<section aria-labelledby="rf">
       <h2 id="rf">Refunds</h2>
       ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
@@ -92,7 +92,10 @@ export class AnmDashRefunds extends LitElement {
         : nothing}
       ${o
         ? html`<div class="card" data-testid="refund">
-            <p>Refund <code>${o.refund.id}</code>: <strong data-testid="refund-status">${o.refund.status}</strong>, ${o.refund.amount_formatted}</p>
+            <p>
+              Refund <code>${o.refund.id}</code>: <strong data-testid="refund-status" aria-live="polite">${o.refund.status}</strong>, ${o.refund.amount_formatted}
+              <span data-testid="refund-live">${this.refund.live ? '(status live)' : '(reconnecting…)'}</span>
+            </p>
             ${o.refund.unsigned_transfer
               ? html`<p>The transfer to sign from your payout address:</p>
                   <pre><code>${JSON.stringify(o.refund.unsigned_transfer, null, 2)}</code></pre>
@@ -103,7 +106,6 @@ export class AnmDashRefunds extends LitElement {
                     <p><button type="submit">Submit signed transaction</button></p>
                   </form>`
               : html`<p>Transaction <code>${o.refund.transaction_hash ?? '—'}</code></p>`}
-            <p><button type="button" @click=${() => this.show(o.refund.id)}>Refresh refund</button></p>
           </div>`
         : nothing}
     </section>`;
