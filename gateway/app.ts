@@ -14,6 +14,7 @@ import docsSite from './docs/index.ts';
 import landing from './landing/index.ts';
 import { openApiDocument } from './openapi.ts';
 import dashboard from './dashboard/index.ts';
+import pointOfSale from './pos/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
@@ -43,6 +44,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(checkoutPages, opts);
   // Own context: its session hooks, CSRF and JSON parser apply to /dashboard only.
   await app.register(dashboard, opts);
+  await app.register(pointOfSale, opts);
   // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is
   // scoped to this context, so plugins registered on the root keep Fastify's JSON parser.
   await app.register(async (api) => {

@@ -32,6 +32,9 @@ export interface UiBundle {
   opsCss: Asset;
   dashboardJs: Asset;
   dashboardCss: Asset;
+  /** The point of sale (`/pos`). */
+  posJs: Asset;
+  posCss: Asset;
 }
 
 // The page's icon, so the browser's automatic /favicon.ico request is not what it falls back to.
@@ -66,7 +69,7 @@ function asset(name: string, ext: string, body: Buffer, contentType: string, has
 }
 
 export async function buildUi(): Promise<UiBundle> {
-  const [checkout, css, widget, docs, docsCss, ops, opsCss, dashJs, dashCss] = await Promise.all([
+  const [checkout, css, widget, docs, docsCss, ops, opsCss, dashJs, dashCss, posJs, posCss] = await Promise.all([
     one('src/checkout.ts', { format: 'esm', platform: 'browser', outfile: 'checkout.js' }),
     one('src/page.css', { loader: { '.css': 'css' }, outfile: 'page.css' }),
     one('widget/widget.ts', { format: 'iife', platform: 'browser', outfile: 'widget.js' }),
@@ -76,6 +79,8 @@ export async function buildUi(): Promise<UiBundle> {
     one('src/ops/ops.css', { loader: { '.css': 'css' }, outfile: 'ops.css' }),
     one('src/dashboard/main.ts', { format: 'esm', platform: 'browser', outfile: 'dashboard.js' }),
     one('src/dashboard/dashboard.css', { loader: { '.css': 'css' }, outfile: 'dashboard.css' }),
+    one('src/pos/main.ts', { format: 'esm', platform: 'browser', outfile: 'pos.js' }),
+    one('src/pos/pos.css', { loader: { '.css': 'css' }, outfile: 'pos.css' }),
   ]);
   return {
     checkoutJs: asset('checkout', 'js', checkout, 'text/javascript; charset=utf-8', true),
@@ -89,6 +94,8 @@ export async function buildUi(): Promise<UiBundle> {
     opsCss: asset('ops', 'css', opsCss, 'text/css; charset=utf-8', true),
     dashboardJs: asset('dashboard', 'js', dashJs, 'text/javascript; charset=utf-8', true),
     dashboardCss: asset('dashboard', 'css', dashCss, 'text/css; charset=utf-8', true),
+    posJs: asset('pos', 'js', posJs, 'text/javascript; charset=utf-8', true),
+    posCss: asset('pos', 'css', posCss, 'text/css; charset=utf-8', true),
   };
 }
 
@@ -109,7 +116,7 @@ async function writeDist(): Promise<void> {
   await rm(dist, { recursive: true, force: true });
   await mkdir(path.join(dist, 'assets'), { recursive: true });
   await mkdir(path.join(dist, 'docs'), { recursive: true });
-  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss, b.opsJs, b.opsCss, b.dashboardJs, b.dashboardCss]) {
+  for (const a of [b.checkoutJs, b.pageCss, b.widgetJs, b.icon, b.docsJs, b.docsCss, b.opsJs, b.opsCss, b.dashboardJs, b.dashboardCss, b.posJs, b.posCss]) {
     await writeFile(path.join(dist, a.path), a.body);
     process.stdout.write(`${a.path.padEnd(40)} ${String(a.body.length).padStart(8)} bytes  etag ${a.etag}\n`);
   }

@@ -38,7 +38,7 @@ export default async function assets(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { file: string } }>('/assets/:file', async (req, reply) => {
     const b = await uiBundle();
-    const a = [b.checkoutJs, b.pageCss, b.icon, b.docsCss, b.opsJs, b.opsCss, b.dashboardJs, b.dashboardCss].find((x) => x.path === `/assets/${req.params.file}`);
+    const a = [b.checkoutJs, b.pageCss, b.icon, b.docsCss, b.opsJs, b.opsCss, b.dashboardJs, b.dashboardCss, b.posJs, b.posCss].find((x) => x.path === `/assets/${req.params.file}`);
     if (!a) throw new AppError('not_found');
     return sendAsset(req, reply, a, 'public, max-age=31536000, immutable', 'same-origin');
   });

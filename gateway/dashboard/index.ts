@@ -16,10 +16,11 @@ import { keyRoutes } from './keys.ts';
 import { pageRoutes } from './pages.ts';
 import { paymentRoutes } from './payments.ts';
 import { refundRoutes } from './refunds.ts';
+import { MERCHANT_SESSION_PATHS, SESSION_COOKIE } from './session-paths.ts';
 import { settingsRoutes } from './settings.ts';
 import { webhookRoutes } from './webhooks.ts';
 
-export const SESSION_COOKIE = 'anm_session';
+export { SESSION_COOKIE } from './session-paths.ts';
 
 export default async function dashboard(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
   const d = opts.deps;
@@ -27,7 +28,7 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   if (!svc) return;
   strictJsonParser(app);
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  const s = await installSessions(app, { kind: 'merchant', cookieName: SESSION_COOKIE, cookiePath: '/dashboard', store: svc.sessions, baseUrl: d.baseUrl });
+  const s = await installSessions(app, { kind: 'merchant', cookieName: SESSION_COOKIE, ...MERCHANT_SESSION_PATHS.for('/dashboard'), store: svc.sessions, baseUrl: d.baseUrl });
   const x = { d, svc, s };
   const streams = streamBook(app);
   accountRoutes(app, x);

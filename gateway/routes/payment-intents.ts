@@ -4,26 +4,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { paymentReference } from '../../machines/chain/reference.ts';
-import { fiatToNanm } from '../../machines/money/money.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
-import { DEFAULT_MONITOR_WINDOW_MS, DEFAULT_REQUIRED_CONFIRMATIONS, type IntentCreateEvent } from '../../machines/payment-intent/events.ts';
 import { toResource } from '../../machines/payment-intent/view.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { ApplyResult } from '../../runtime/engine/actor-types.ts';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
-import { keyedId, poolBytes, randomId } from '../../runtime/merchant/secrets.ts';
-import type { Quote } from '../../runtime/rates/rate-source.ts';
+import { keyedId, randomId } from '../../runtime/merchant/secrets.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { admit, body, idempotencyClaim, idempotencyHeader, intentRead, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { jsonBody } from '../http/body.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
-import { MAX_NANM, validateCreate, validateList, type CreateInput } from '../payment-intents/validate.ts';
+import { intentCreateEvent, prepareCreate, type PreparedCreate } from '../payment-intents/create-event.ts';
+import { validateList } from '../payment-intents/validate.ts';
 
 const INTENT_KIND = 'payment_intent';
 const INTENT_ID = /^pay_[a-z2-7]{24}$/;
-const EXPIRY_MS = 30 * 60 * 1000;
 const CREATE_ROUTE = 'POST /api/v1/payment-intents';
 
 function intentIdFor(pepper: Buffer, key: Pick<GateKey, 'merchant' | 'mode'>, merchantOrderId: string | null): string {
@@ -37,25 +33,8 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
   const render = (snapshot: PersistedSnapshot, status: string) =>
     toResource(snapshot.context as PaymentIntentContext, status, { baseUrl: d.baseUrl() });
 
-  interface Prepared {
-    input: CreateInput;
-    quote: Quote | null;
-    anm: bigint;
-    /** The body as sent: its canonical form is the request's fingerprint. */
-    raw: unknown;
-  }
-
   /** Validation and the fiat quote run before the gate so a valid request claims its key in the same round trip. */
-  async function prepare(req: FastifyRequest): Promise<Prepared> {
-    const raw = jsonBody(req);
-    const input = validateCreate(raw);
-    if (input.amount.kind === 'nanm') return { input, quote: null, anm: input.amount.nanm, raw };
-    const quote = await d.rates.quote(input.currency);
-    if (!quote) throw new AppError('currency_unsupported');
-    const anm = fiatToNanm(input.amount.value, quote.rate);
-    if (anm > MAX_NANM) throw new AppError('invalid_amount');
-    return { input, quote, anm, raw };
-  }
+  const prepare = (req: FastifyRequest) => prepareCreate(d, jsonBody(req));
 
   const keyed = [ipLimit, ...secretKey(d.pepper)];
   const createSteps = [
@@ -63,7 +42,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
     idempotencyHeader(true),
     body(prepare),
     // With merchant_order_id the id is derived once the gate has named the merchant.
-    idempotencyClaim<Prepared>(CREATE_ROUTE, (p) => p.raw, (p) => (p.input.merchant_order_id === null ? randomId('pay_') : null)),
+    idempotencyClaim<PreparedCreate>(CREATE_ROUTE, (p) => p.raw, (p) => (p.input.merchant_order_id === null ? randomId('pay_') : null)),
   ];
   const readSteps = [
     ...keyed,
@@ -74,7 +53,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
   ];
 
   app.post('/api/v1/payment-intents', async (req, reply) => {
-    const a = await admit<Prepared>(d.gate, req, reply, createSteps);
+    const a = await admit<PreparedCreate>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
     const key = a.key!;
     const prepared = { ...a.body, key: a.claim!.key };
@@ -86,29 +65,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
     }
     const intentId = claim.intentId ?? intentIdFor(d.pepper, key, prepared.input.merchant_order_id);
     const at = now();
-    const event: IntentCreateEvent = {
-      type: 'intent.create',
-      id: `${intentId}:create`,
-      at,
-      intent_id: intentId,
-      merchant_id: key.merchant,
-      mode: key.mode,
-      currency: prepared.input.currency,
-      requested_amount: prepared.input.amount.kind === 'nanm' ? prepared.input.amount.requested : prepared.input.amount.value,
-      anm_amount: prepared.anm.toString(),
-      merchant_order_id: prepared.input.merchant_order_id,
-      description: prepared.input.description,
-      metadata: prepared.input.metadata,
-      success_url: prepared.input.success_url ?? key.successUrl,
-      cancel_url: prepared.input.cancel_url ?? key.cancelUrl,
-      payment_address: key.payoutAddress,
-      treasury_address: d.treasury[key.mode],
-      payment_reference: paymentReference(poolBytes(20)),
-      expires_at: at + EXPIRY_MS,
-      required_confirmations: DEFAULT_REQUIRED_CONFIRMATIONS,
-      monitor_window_ms: DEFAULT_MONITOR_WINDOW_MS,
-      quote: prepared.quote,
-    };
+    const event = intentCreateEvent(d, intentId, { merchant: key.merchant, mode: key.mode, payoutAddress: key.payoutAddress, successUrl: key.successUrl, cancelUrl: key.cancelUrl }, prepared, at);
     const headers = { 'content-type': JSON_TYPE };
     // A new intent's response is recorded in the statement that creates it (ADR 0005).
     let recorded: string | undefined;

@@ -1,8 +1,9 @@
 /**
  * The dashboard's side of the runtime (DESIGN §7), opened once per gateway process: sessions,
- * the login lockout, merchant logins and the page reads.
+ * the login lockout, merchant logins, the page reads and the point of sale's sales.
  */
 import type { Db } from '../../storage/db.ts';
+import { PosSales } from '../commerce/pos-sales.ts';
 import { Accounts } from '../merchant/accounts.ts';
 import { PayoutAddresses } from '../merchant/payout.ts';
 import { LoginLimits } from '../sessions/login-limits.ts';
@@ -15,6 +16,8 @@ export interface DashboardServices {
   accounts: Accounts;
   reads: DashboardReads;
   payout: PayoutAddresses;
+  /** The point of sale's sales of the day. */
+  pos: PosSales;
   /** ANMPAY_OPEN_SIGNUP=1: anyone may create a merchant at /dashboard/signup. */
   openSignup: boolean;
 }
@@ -26,6 +29,7 @@ export function openDashboardServices(db: Db, opts: { openSignup?: boolean } = {
     accounts: new Accounts(db),
     reads: new DashboardReads(db),
     payout: new PayoutAddresses(db),
+    pos: new PosSales(db),
     openSignup: opts.openSignup === true,
   };
 }

@@ -15,6 +15,8 @@ export interface Quote {
 
 export interface RateSource {
   quote(currency: string): Promise<Quote | null>;
+  /** The currencies a quote can be had for now (the point of sale's keypad offers these). */
+  currencies(): Promise<string[]>;
 }
 
 const RATE = /^[0-9]+(\.[0-9]+)?$/;
@@ -45,6 +47,10 @@ export class StaticRates implements RateSource {
     const rate = this.table.get(currency);
     return rate ? { rate, source: 'ANM_RATES', at: this.at } : null;
   }
+
+  async currencies(): Promise<string[]> {
+    return [...this.table.keys()];
+  }
 }
 
 export interface UrlRatesOptions {
@@ -64,12 +70,21 @@ export class UrlRates implements RateSource {
   constructor(private readonly opts: UrlRatesOptions) {}
 
   async quote(currency: string): Promise<Quote | null> {
+    const t = await this.fresh();
+    const rate = t?.rates.get(currency);
+    return t && rate ? { rate, source: this.opts.url, at: t.at } : null;
+  }
+
+  async currencies(): Promise<string[]> {
+    return [...((await this.fresh())?.rates.keys() ?? [])];
+  }
+
+  /** The table, refreshed when older than the TTL; null when none is young enough to quote from. */
+  private async fresh(): Promise<{ rates: Map<string, string>; at: number } | null> {
     const ttl = this.opts.ttlMs ?? 60_000;
     if (!this.table || Date.now() - this.table.at > ttl) await (this.inflight ??= this.refresh().finally(() => (this.inflight = null)));
     const t = this.table;
-    if (!t || Date.now() - t.at > (this.opts.maxAgeMs ?? 600_000)) return null;
-    const rate = t.rates.get(currency);
-    return rate ? { rate, source: this.opts.url, at: t.at } : null;
+    return !t || Date.now() - t.at > (this.opts.maxAgeMs ?? 600_000) ? null : t;
   }
 
   private async refresh(): Promise<void> {
@@ -94,6 +109,10 @@ export class UrlRates implements RateSource {
 export class NoRates implements RateSource {
   async quote(): Promise<Quote | null> {
     return null;
+  }
+
+  async currencies(): Promise<string[]> {
+    return [];
   }
 }
 

@@ -6,7 +6,6 @@
  * switch mode. Every page is checked with axe-core (labels, contrast at least 4.5:1) and
  * shot at desktop and phone widths into test-artifacts/dashboard/.
  */
-import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { buildRefundTx, unsignedTransferSchema } from '../../runtime/chain/payme
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { startDashHarness, type DashHarness } from '../dashboard/harness.ts';
+import { axe } from './axe.ts';
 import { CHROMIUM, skipBrowser } from './harness.ts';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/dashboard');
@@ -32,16 +32,6 @@ let wallet: string;
 let receiver: Server;
 let receiverUrl: string;
 const received: string[] = [];
-
-async function axe(page: Page): Promise<string[]> {
-  const source = await readFile(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
-  await page.addScriptTag({ content: source });
-  return page.evaluate(async () => {
-    const w = window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> } };
-    const r = await w.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
-    return r.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-  });
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });

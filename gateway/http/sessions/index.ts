@@ -21,7 +21,7 @@
  *   session's secret: 403 `csrf_failed` otherwise. The login form's POST is covered too: a
  *   visitor gets a session with a secret (`visitorCsrf`) before logging in.
  * The cookie: HttpOnly, SameSite=Lax, Secure when the public base URL is https, scoped to
- * `cookiePath`; sessions end after 12 h idle (SessionStore), on `end`, or by `store.revoke*`.
+ * `cookiePath` (and `alsoPaths`); sessions end after 12 h idle (SessionStore), on `end`, or by `store.revoke*`.
  */
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
@@ -46,6 +46,11 @@ export interface SessionOptions {
   cookieName: string;
   /** The surface's path prefix, e.g. `/dashboard`: the cookie is sent nowhere else. */
   cookiePath: string;
+  /**
+   * Other surfaces that share this session (the point of sale at `/pos`, payment-link pages at
+   * `/p`): the cookie is set and cleared on each path too, so it still reaches nothing else.
+   */
+  alsoPaths?: readonly string[];
   store: SessionStore;
   /** The public base URL: its origin is where writes may come from, its scheme sets Secure. */
   baseUrl: () => string;
@@ -73,7 +78,8 @@ export async function installSessions(app: FastifyInstance, o: SessionOptions): 
   app.decorateRequest('session', null);
 
   const secure = () => o.baseUrl().startsWith('https:');
-  const cookieOpts = () => ({ path: o.cookiePath, httpOnly: true, sameSite: 'lax' as const, secure: secure() });
+  const paths = [o.cookiePath, ...(o.alsoPaths ?? [])];
+  const cookieOpts = (path: string) => ({ path, httpOnly: true, sameSite: 'lax' as const, secure: secure() });
   const setSession = (req: FastifyRequest, s: Session | null) => {
     req.anmSession = s;
     req.session = s ? { _csrf: s.csrfSecret } : null;
@@ -96,7 +102,7 @@ export async function installSessions(app: FastifyInstance, o: SessionOptions): 
 
   const start = async (req: FastifyRequest, reply: FastifyReply, principal: string | null, data?: Record<string, unknown>) => {
     const { token, session } = await o.store.create({ kind: o.kind, principal, csrfSecret: randomSecret(), data, ip: req.ip, userAgent: header(req, 'user-agent') ?? null });
-    void reply.setCookie(o.cookieName, token, cookieOpts());
+    for (const p of paths) void reply.setCookie(o.cookieName, token, cookieOpts(p));
     setSession(req, session);
     return session;
   };
@@ -119,7 +125,7 @@ export async function installSessions(app: FastifyInstance, o: SessionOptions): 
       const token = req.cookies[o.cookieName];
       if (token) await o.store.revokeToken(token);
       setSession(req, null);
-      void reply.clearCookie(o.cookieName, cookieOpts());
+      for (const p of paths) void reply.clearCookie(o.cookieName, cookieOpts(p));
     },
     csrf: (reply) => reply.generateCsrf(),
   };

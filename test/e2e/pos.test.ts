@@ -1,0 +1,111 @@
+/**
+ * The point of sale in Chromium (issue 23 "What must be shown": POS keypad to PAID), on the
+ * whole service started in-process: log in, open /pos, key an amount in on the keypad with a
+ * note carrying markup, charge, see the checkout's QR code and live status, the CLI pays, the
+ * till shows PAID and "New sale", today's totals count it. A USD sale is quoted from the rate
+ * source. Checked with axe-core; shot on a tablet (full screen), a desktop and a phone into
+ * test-artifacts/pos/.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
+import { startDashHarness, type DashHarness } from '../dashboard/harness.ts';
+import { axe } from './axe.ts';
+import { CHROMIUM, skipBrowser } from './harness.ts';
+
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/pos');
+const MARKUP = '<img src=x onerror="window.__pwned=1"><b>table</b> & "4"';
+
+let h: DashHarness;
+let browser: Browser;
+let m: CreatedMerchant;
+let wallet: string;
+
+async function openTill(ctx: BrowserContext): Promise<Page> {
+  const page = await ctx.newPage();
+  await page.goto(`${h.svc}/pos`);
+  // No session yet: the till sends the merchant to the dashboard's login.
+  expect(page.url()).toBe(`${h.svc}/dashboard/login`);
+  await page.getByLabel('Email').fill(m.dashboard.email);
+  await page.getByLabel('Password').fill(m.dashboard.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Setup checklist' }).waitFor();
+  await page.goto(`${h.svc}/pos`);
+  await page.getByRole('group', { name: 'Keypad' }).waitFor();
+  return page;
+}
+
+async function key(page: Page, keys: string): Promise<void> {
+  for (const k of keys) await page.getByRole('group', { name: 'Keypad' }).getByRole('button', { name: k === '.' ? 'Point' : k, exact: true }).click();
+}
+
+describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    h = await startDashHarness({ ANM_RATES: 'USD=0.25' });
+    m = await h.merchant('Corner Café');
+    wallet = path.join(h.dataDir, 'customer.json');
+    const w = await h.cli(['wallet', 'create', '--out', wallet]);
+    await h.cli(['wallet', 'fund', String(w.address), '1000000000000']);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await h?.close();
+  });
+
+  it('tablet: keypad to PAID while the CLI pays; New sale; today counts it; the note is text', { timeout: 120_000 }, async () => {
+    // CSP bypassed only so axe-core can be injected; markup must render as text without it.
+    const tablet = await browser.newContext({ viewport: { width: 1024, height: 768 }, hasTouch: true, bypassCSP: true });
+    const page = await openTill(tablet);
+    expect(await axe(page)).toEqual([]);
+    await key(page, '12.5');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await key(page, '75');
+    await expect(page.getByTestId('display').textContent()).resolves.toBe('12.75 ANM');
+    await page.getByLabel('Note').fill(MARKUP);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-01-keypad.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Charge' }).click();
+    const checkout = page.locator('anm-checkout');
+    await checkout.waitFor();
+    await page.locator('anm-checkout anm-qr').waitFor();
+    const id = await page.evaluate(() => document.querySelector('anm-pos')!.shadowRoot!.querySelector('anm-checkout')!.data!.intent.id);
+    expect(id).toMatch(/^pay_/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-02-awaiting.png'), fullPage: true });
+    await h.cli(['wallet', 'pay', id, '--wallet', wallet]);
+    await h.cli(['devnet', 'mine', '12']);
+    await page.getByTestId('paid').waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-03-paid.png'), fullPage: true });
+    await page.locator('[data-testid="totals"]', { hasText: '1 paid of 1' }).waitFor();
+    await expect(page.getByTestId('totals').textContent()).resolves.toContain('12.75 ANM');
+    // The note is shown as text in today's list; nothing in it ran.
+    expect(await page.locator('anm-pos td', { hasText: '<b>table</b>' }).count()).toBe(1);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.getByRole('button', { name: 'New sale' }).click();
+    await expect(page.getByTestId('display').textContent()).resolves.toBe('0 ANM');
+    await tablet.close();
+  });
+
+  it('desktop and phone: a USD sale is quoted from the rate source; Charge is off until an amount is keyed', { timeout: 90_000 }, async () => {
+    for (const [name, ctx] of [
+      ['desktop', await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })],
+      ['phone', await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, bypassCSP: true })],
+    ] as const) {
+      const page = await openTill(ctx);
+      await expect(page.getByRole('button', { name: 'Charge' }).isDisabled()).resolves.toBe(true);
+      await page.getByLabel('Currency').selectOption('USD');
+      await key(page, '5');
+      await expect(page.getByTestId('display').textContent()).resolves.toBe('5 USD');
+      await page.getByRole('button', { name: 'Charge' }).click();
+      await page.locator('anm-checkout anm-qr').waitFor();
+      const anm = await page.evaluate(() => document.querySelector('anm-pos')!.shadowRoot!.querySelector('anm-checkout')!.data!.intent.anm_amount);
+      expect(anm).toBe('20000000000');
+      expect(await axe(page)).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-01-usd-sale.png`), fullPage: true });
+      await ctx.close();
+    }
+  });
+});

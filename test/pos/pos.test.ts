@@ -1,0 +1,137 @@
+/**
+ * The point of sale's routes over real HTTP on the whole service (real PostgreSQL + NATS when
+ * reachable). Each case names the rule it checks: spec Endpoints (`GET /pos`, dashboard
+ * session), Authentication 8 (cookie session with CSRF), DESIGN §7 "Point of sale".
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
+import { waitFor } from '../helpers/backends.ts';
+import { dashClient, startDashHarness, type DashClient, type DashHarness } from '../dashboard/harness.ts';
+
+let h: DashHarness;
+let a: CreatedMerchant;
+let b: CreatedMerchant;
+let ca: DashClient;
+
+interface Checkout {
+  intent: { id: string; anm_amount: string; description: string | null; mode: string };
+  status: { status: string };
+  events_url: string;
+}
+
+beforeAll(async () => {
+  h = await startDashHarness({ ANM_RATES: 'USD=0.25,EUR=0.23' });
+  a = await h.merchant('Till A');
+  b = await h.merchant('Till B');
+  ca = dashClient(h.svc);
+  expect((await ca.login(a.dashboard.email, a.dashboard.password)).status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const sale = () => `sale_${Math.random().toString(36).slice(2, 12)}`;
+
+describe('point of sale (DESIGN §7 "Point of sale")', () => {
+  it('spec Endpoints: /pos needs a dashboard session (303 to the login), then serves the till with ANM and the quoted currencies', async () => {
+    const anon = await fetch(`${h.svc}/pos`, { redirect: 'manual' });
+    expect(anon.status).toBe(303);
+    expect(anon.headers.get('location')).toBe('/dashboard/login');
+    const page = await ca.req('GET', '/pos');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const data = JSON.parse(/<script type="application\/json" id="anm-pos-data">(.*?)<\/script>/s.exec(page.text)![1]!) as { currencies: string[]; mode: string };
+    expect(data.currencies).toEqual(['ANM', 'USD', 'EUR']);
+    expect(data.mode).toBe('test');
+  });
+
+  it('DESIGN §7: the session cookie is set on /dashboard and /pos only, never on / (so never sent to /api/v1)', async () => {
+    const c = dashClient(h.svc);
+    const form = await c.req('GET', '/dashboard/login');
+    c.csrf = /"csrf":"([^"]+)"/.exec(form.text)![1]!;
+    const r = await fetch(`${h.svc}/dashboard/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: h.svc, cookie: `anm_session=${c.cookie}`, 'x-csrf-token': c.csrf },
+      body: JSON.stringify({ email: a.dashboard.email, password: a.dashboard.password }),
+    });
+    expect(r.status).toBe(200);
+    const paths = r.headers.getSetCookie().filter((x) => x.startsWith('anm_session=')).map((x) => /Path=([^;]+)/i.exec(x)?.[1]);
+    expect(paths.sort()).toEqual(['/dashboard', '/pos']);
+  });
+
+  it('spec Authentication 8: a charge without the CSRF token, from a foreign Origin, or with an API key is refused; nothing is created', async () => {
+    const before = (await ca.req('GET', '/pos/api/sales')).json.totals as { count: number };
+    const body = { sale_id: sale(), amount: '1', currency: 'ANM' };
+    expect((await ca.req('POST', '/pos/api/charge', body, { csrf: null })).json.error?.code).toBe('csrf_failed');
+    expect((await ca.req('POST', '/pos/api/charge', body, { origin: 'https://evil.example' })).json.error?.code).toBe('csrf_failed');
+    const keyed = await fetch(`${h.svc}/pos/api/sales`, { headers: { authorization: `Bearer ${a.keys.test.secret}` } });
+    expect(keyed.status).toBe(401);
+    expect(((await ca.req('GET', '/pos/api/sales')).json.totals as { count: number }).count).toBe(before.count);
+  });
+
+  it('a charge is the API\'s intent in the session\'s mode (metadata source pos, the note as description); the same sale id charges once', async () => {
+    const id = sale();
+    const first = await ca.req('POST', '/pos/api/charge', { sale_id: id, amount: '2.5', currency: 'ANM', note: '<b>table 4</b>' });
+    expect(first.status).toBe(201);
+    const co = first.json.checkout as Checkout;
+    expect(co.intent.anm_amount).toBe('2500000000');
+    expect(co.intent.mode).toBe('test');
+    expect(co.status.status).toBe('AWAITING_PAYMENT');
+    expect(co.events_url).toMatch(new RegExp(`^/c/${co.intent.id}/events\\?last_event_id=\\d+$`));
+    const again = await ca.req('POST', '/pos/api/charge', { sale_id: id, amount: '2.5', currency: 'ANM', note: '<b>table 4</b>' });
+    expect(again.status).toBe(200);
+    expect((again.json.checkout as Checkout).intent.id).toBe(co.intent.id);
+    const api = (await (await fetch(`${h.svc}/api/v1/payment-intents/${co.intent.id}`, { headers: { authorization: `Bearer ${a.keys.test.secret}` } })).json()) as { metadata: unknown; description: string };
+    expect(api.metadata).toEqual({ source: 'pos' });
+    expect(api.description).toBe('<b>table 4</b>');
+  });
+
+  it('DESIGN §4 Fiat: a USD amount is quoted from the rate source (10.00 USD at 0.25 = 40 ANM)', async () => {
+    const r = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), amount: '10.00', currency: 'USD' });
+    expect(r.status).toBe(201);
+    expect((r.json.checkout as Checkout).intent.anm_amount).toBe('40000000000');
+  });
+
+  it.each([
+    [{ amount: 'abc', currency: 'ANM' }, 'invalid_amount'],
+    [{ amount: '1', currency: 'GBP' }, 'currency_unsupported'],
+    [{ amount: 1, currency: 'ANM' }, 'invalid_body'],
+    [{ amount: '1', currency: 'ANM', extra: true }, 'invalid_body'],
+    [{ amount: '1', currency: 'ANM', sale_id: 'short' }, 'invalid_body'],
+    [{ amount: '1', currency: 'ANM', note: 'x'.repeat(501) }, 'invalid_body'],
+  ])('bad input %j is 400 %s and creates nothing', async (body, code) => {
+    const before = ((await ca.req('GET', '/pos/api/sales')).json.totals as { count: number }).count;
+    const r = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), ...body });
+    expect(r.status).toBe(400);
+    expect(r.json.error?.code).toBe(code);
+    expect(((await ca.req('GET', '/pos/api/sales')).json.totals as { count: number }).count).toBe(before);
+  });
+
+  it("today's sales: the till's own, newest first, with paid totals that follow the chain; another merchant sees none of them", async () => {
+    const made = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), amount: '3', currency: 'ANM', note: 'paid one' });
+    const co = made.json.checkout as Checkout;
+    const day = await ca.req('GET', '/pos/api/sales');
+    const list = day.json.data as Array<{ id: string; metadata: unknown }>;
+    expect(list[0]!.id).toBe(co.intent.id);
+    expect(list.every((s) => (s.metadata as { source?: string }).source === 'pos')).toBe(true);
+    const paidBefore = day.json.totals as { paid_count: number; paid_anm: string };
+    const wallet = path.join(h.dataDir, 'till-payer.json');
+    const w = await h.cli(['wallet', 'create', '--out', wallet]);
+    await h.cli(['wallet', 'fund', String(w.address), '100000000000']);
+    await h.cli(['wallet', 'pay', co.intent.id, '--wallet', wallet]);
+    await h.cli(['devnet', 'mine', '12']);
+    await waitFor(async () => ((await ca.req('GET', '/pos/api/sales')).json.totals as { paid_count: number }).paid_count === paidBefore.paid_count + 1, 20_000, 'paid');
+    const after = (await ca.req('GET', '/pos/api/sales')).json.totals as { paid_anm: string; paid_anm_formatted: string };
+    expect(BigInt(after.paid_anm) - BigInt(paidBefore.paid_anm)).toBe(3_000_000_000n);
+    const cb = dashClient(h.svc);
+    await cb.login(b.dashboard.email, b.dashboard.password);
+    const theirs = await cb.req('GET', '/pos/api/sales');
+    expect((theirs.json.totals as { count: number }).count).toBe(0);
+    // A till's "since" never reaches back more than a day.
+    const old = await ca.req('GET', `/pos/api/sales?since=${encodeURIComponent('2000-01-01T00:00:00Z')}`);
+    expect(Date.parse(old.json.since as string)).toBeGreaterThan(Date.now() - 86_400_000 - 60_000);
+    expect((await ca.req('GET', '/pos/api/sales?since=yesterday')).status).toBe(400);
+  });
+});

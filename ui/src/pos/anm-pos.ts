@@ -1,0 +1,175 @@
+/**
+ * `<anm-pos>`: the till. A keypad for the amount (ANM, or a fiat currency the rate source
+ * quotes), an optional note, "Charge"; then the checkout's own element shows the QR code and
+ * follows the payment live until PAID (a big confirmation and "New sale") or until it ends
+ * otherwise. Below, the day's sales and totals. Local state in an @xstate/store (till-store);
+ * what a payment is, only the server says.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { StoreController } from '../controllers/store-controller.ts';
+import '../elements/anm-checkout.ts';
+import { tokens } from '../elements/tokens.ts';
+import type { CheckoutPageData, StatusChangeDetail } from '../types.ts';
+import { api, type PosPageData, type SalesDay } from './api.ts';
+import { chargeable, createTill, type TillStore } from './till-store.ts';
+
+const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '0', '<'];
+const ENDED = new Set(['EXPIRED', 'FAILED']);
+
+export class AnmPos extends LitElement {
+  static override properties = { data: { attribute: false }, status: { state: true }, day: { state: true } };
+  static override styles = [
+    tokens,
+    css`
+      :host { display: grid; gap: 16px; padding: 16px; max-width: 1100px; margin: 0 auto; box-sizing: border-box; }
+      @media (min-width: 900px) { :host { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); } }
+      section { background: var(--anm-bg); border: 1px solid var(--anm-border); border-radius: var(--anm-radius); padding: 16px; }
+      h1, h2 { margin: 0 0 12px; font-size: 1.25rem; }
+      .display { display: block; font-size: 2.5rem; font-variant-numeric: tabular-nums; text-align: right; padding: 8px 12px; background: var(--anm-surface); border-radius: 8px; min-height: 3rem; word-break: break-all; }
+      .keys { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8px; margin: 12px 0; }
+      .keys button { font-size: 1.75rem; min-height: 64px; }
+      button { font: inherit; border: 1px solid var(--anm-border); border-radius: 8px; background: var(--anm-surface); color: var(--anm-fg); cursor: pointer; padding: 8px 14px; }
+      button.primary { background: var(--anm-accent); color: #fff; border-color: var(--anm-accent); font-size: 1.25rem; width: 100%; min-height: 56px; }
+      button:disabled { opacity: 0.55; cursor: not-allowed; }
+      .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin-bottom: 8px; }
+      label { font-weight: 600; }
+      input, select { font: inherit; padding: 8px; border: 1px solid var(--anm-border); border-radius: 8px; }
+      input { flex: 1; min-width: 0; }
+      .paid { background: var(--anm-success-bg); color: var(--anm-success); border-radius: var(--anm-radius); padding: 24px; text-align: center; font-size: 2rem; font-weight: 700; }
+      .error { color: var(--anm-error); background: var(--anm-error-bg); padding: 8px 10px; border-radius: 8px; }
+      .mode { color: var(--anm-warn); background: var(--anm-warn-bg); padding: 4px 8px; border-radius: 6px; font-size: 0.9rem; }
+      table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+      td, th { text-align: left; padding: 6px 4px; border-bottom: 1px solid var(--anm-border); }
+      th { color: var(--anm-muted); font-weight: 600; }
+    `,
+  ];
+
+  declare data: PosPageData | undefined;
+  declare status: string;
+  declare day: SalesDay | null;
+  private till: TillStore | undefined;
+  private local: StoreController<ReturnType<TillStore['getSnapshot']>> | undefined;
+
+  constructor() {
+    super();
+    this.status = '';
+    this.day = null;
+  }
+
+  override willUpdate(): void {
+    if (this.data && !this.till) {
+      this.till = createTill(this.data.currencies[0] ?? 'ANM');
+      this.local = new StoreController(this, this.till);
+      void this.loadSales();
+    }
+  }
+
+  private async loadSales(): Promise<void> {
+    const midnight = new Date();
+    midnight.setHours(0, 0, 0, 0);
+    try {
+      this.day = await api<SalesDay>('sales', { query: { since: midnight.toISOString() } });
+    } catch {
+      // The list is a convenience; the till keeps working without it.
+    }
+  }
+
+  private async charge(): Promise<void> {
+    const t = this.till!;
+    const c = t.getSnapshot().context;
+    t.trigger.charging();
+    try {
+      const r = await api<{ checkout: CheckoutPageData }>('charge', { body: { sale_id: c.saleId, amount: c.entry, currency: c.currency, ...(c.note.trim() ? { note: c.note.trim() } : {}) } });
+      this.status = r.checkout.status.status;
+      t.trigger.charged({ checkout: r.checkout });
+      void this.loadSales();
+    } catch (err) {
+      t.trigger.failed({ message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private onStatus(e: CustomEvent<StatusChangeDetail>): void {
+    const before = this.status;
+    this.status = e.detail.status;
+    if (before !== this.status && (this.status === 'PAID' || ENDED.has(this.status))) void this.loadSales();
+  }
+
+  private newSale(): void {
+    this.status = '';
+    this.till!.trigger.newSale();
+  }
+
+  override render() {
+    const d = this.data;
+    const c = this.local?.value.context;
+    if (!d || !c) return nothing;
+    return html`<section aria-labelledby="till">
+        <div class="row">
+          <h1 id="till">Point of sale · ${d.merchant}</h1>
+          ${d.mode === 'test' ? html`<span class="mode" data-testid="mode">Test mode</span>` : nothing}
+        </div>
+        ${c.screen === 'sale' && c.checkout ? this.sale(c.checkout) : this.keypad(d, c.entry, c.currency, c.note, c.screen === 'charging', c.error)}
+      </section>
+      ${this.sales()}`;
+  }
+
+  private keypad(d: PosPageData, entry: string, currency: string, note: string, busy: boolean, error: string) {
+    const t = this.till!;
+    return html`<div class="row">
+        <label for="currency">Currency</label>
+        <select id="currency" .value=${currency} @change=${(e: Event) => t.trigger.currency({ currency: (e.target as HTMLSelectElement).value })}>
+          ${d.currencies.map((x) => html`<option value=${x} ?selected=${x === currency}>${x}</option>`)}
+        </select>
+      </div>
+      <output class="display" data-testid="display" aria-live="polite" aria-label="Amount">${entry || '0'} ${currency}</output>
+      <div class="keys" role="group" aria-label="Keypad">
+        ${KEYS.map((k) => html`<button type="button" aria-label=${k === '<' ? 'Delete' : k === '.' ? 'Point' : k} @click=${() => t.trigger.key({ key: k })}>${k === '<' ? '⌫' : k}</button>`)}
+      </div>
+      <div class="row">
+        <label for="note">Note</label>
+        <input id="note" maxlength="500" .value=${note} @input=${(e: Event) => t.trigger.note({ note: (e.target as HTMLInputElement).value })} />
+        <button type="button" @click=${() => t.trigger.key({ key: 'C' })}>Clear</button>
+      </div>
+      ${error ? html`<p class="error" role="alert">${error}</p>` : nothing}
+      <button class="primary" type="button" ?disabled=${busy || !chargeable(entry)} @click=${() => void this.charge()}>${busy ? 'Charging…' : 'Charge'}</button>`;
+  }
+
+  private sale(checkout: CheckoutPageData) {
+    const done = this.status === 'PAID' || ENDED.has(this.status);
+    return html`${this.status === 'PAID' ? html`<div class="paid" role="status" data-testid="paid">Paid ✓</div>` : nothing}
+      ${done ? html`<p><button class="primary" type="button" @click=${() => this.newSale()}>New sale</button></p>` : nothing}
+      <anm-checkout .data=${checkout} @anm-status-change=${(e: CustomEvent<StatusChangeDetail>) => this.onStatus(e)}></anm-checkout>
+      ${done ? nothing : html`<p><button type="button" @click=${() => this.newSale()}>Start another sale</button></p>`}`;
+  }
+
+  private sales() {
+    const day = this.day;
+    return html`<section aria-labelledby="today">
+      <h2 id="today">Today</h2>
+      ${day
+        ? html`<p data-testid="totals">${day.totals.paid_count} paid of ${day.totals.count} · <strong>${day.totals.paid_anm_formatted}</strong></p>
+            <table>
+              <thead><tr><th scope="col">Time</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Note</th></tr></thead>
+              <tbody>
+                ${day.data.map(
+                  (s) => html`<tr>
+                    <td>${s.created_at ? new Date(s.created_at).toLocaleTimeString() : '—'}</td>
+                    <td>${s.currency === 'ANM' ? s.anm_amount_formatted : `${s.requested_amount ?? ''} ${s.currency}`}</td>
+                    <td>${s.status}</td>
+                    <td>${s.description ?? ''}</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+        : html`<p>Loading…</p>`}
+    </section>`;
+  }
+}
+
+customElements.define('anm-pos', AnmPos);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'anm-pos': AnmPos;
+  }
+}

@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chargeable, createTill, decimalsOf, keyed } from './till-store.ts';
+
+const press = (keys: string, currency = 'ANM') => [...keys].reduce((e, k) => keyed(e, k, currency), '');
+
+describe('till keypad', () => {
+  it.each([
+    ['12.75', 'ANM', '12.75'],
+    ['007', 'ANM', '7'],
+    ['.5', 'ANM', '0.5'],
+    ['1..2', 'ANM', '1.2'],
+    ['1.2345678912', 'ANM', '1.234567891'],
+    ['9.999', 'USD', '9.99'],
+    ['12<3', 'ANM', '13'],
+    ['12C4', 'ANM', '4'],
+    ['1234567890123', 'ANM', '123456789012'],
+  ])('%s in %s keys in %s', (keys, currency, want) => {
+    expect(press(keys, currency)).toBe(want);
+  });
+
+  it('any key sequence leaves an entry the API reads as a decimal (or empty), within the currency places', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...'0123456789.<C')), fc.constantFrom('ANM', 'USD'), (keys, currency) => {
+        const e = keys.reduce((x, k) => keyed(x, k, currency), '');
+        expect(e === '' || /^[0-9]+(\.[0-9]*)?$/.test(e)).toBe(true);
+        expect((e.split('.')[1] ?? '').length).toBeLessThanOrEqual(decimalsOf(currency));
+        if (chargeable(e)) expect(Number(e)).toBeGreaterThan(0);
+      }),
+    );
+  });
+
+  it('zero, a bare point and nothing are not chargeable', () => {
+    for (const e of ['', '0', '0.', '0.00', '.']) expect(chargeable(e)).toBe(false);
+    expect(chargeable('0.01')).toBe(true);
+  });
+
+  it('a new sale gets a new sale id; a failed charge keeps the id, so a retry charges the same intent', () => {
+    const t = createTill('ANM');
+    const first = t.getSnapshot().context.saleId;
+    t.trigger.key({ key: '5' });
+    t.trigger.charging();
+    t.trigger.failed({ message: 'network' });
+    expect(t.getSnapshot().context.saleId).toBe(first);
+    expect(t.getSnapshot().context.entry).toBe('5');
+    t.trigger.newSale();
+    expect(t.getSnapshot().context.saleId).not.toBe(first);
+    expect(t.getSnapshot().context.entry).toBe('');
+  });
+});
