@@ -4,17 +4,21 @@
  * records QUOTED → EXECUTING, forwards the buyer's own seller payment header verbatim (it
  * never pays the seller itself), and takes the fee only when the seller answered below 400.
  * Anything else, including a runtime that dies mid-call, ends SELLER_FAILED with the fee
- * authorization unused.
+ * authorization unused. On the ANM lane the fee transfer must follow the forwarded seller
+ * transfer's nonce and is submitted only once that transfer is settled (ADR 0038).
  */
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
-import type { PurchaseEvent } from '../../machines/purchase/events.ts';
+import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import { takeAnmExecutionFee } from './anm-execution.ts';
+import { verifyAnmLegs } from './anm-purchase.ts';
 import { MarketRefusal } from './errors.ts';
 import { checkTarget, forward, SELLER_TIMEOUT_MS, type ForwardOptions } from './forward.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
+import type { AnmLane } from './lanes/anm-lane.ts';
 import { fromBase64Json } from './leg-codec.ts';
 import type { Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
@@ -52,6 +56,8 @@ export class Executions {
       purchases: Purchases;
       listings: Listings;
       usdc: UsdcLane;
+      /** The ANM lane's node; without one, ANM listings are not executed. */
+      anm?: AnmLane | undefined;
       forward: ForwardOptions;
       clock?: () => number;
     },
@@ -68,23 +74,29 @@ export class Executions {
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (p.status !== 'QUOTED') throw new MarketRefusal('leg_replayed', `This intent was already used (${p.status}): one execution or purchase per intent.`);
     if (input.fee === undefined || input.fee === null) throw new MarketRefusal('fee_leg_missing', 'fee_payment.legs.fee is missing.', 'fee_leg_missing');
-    if (p.ctx.asset !== 'USDC') throw new MarketRefusal('invalid_payment', 'Routed execution is offered on the USDC lane; buy ANM listings with POST /api/v1/purchase.', 'unsupported_scheme');
+    const anm = p.ctx.asset === 'ANM';
+    if (anm && !this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
     const header = sellerHeader(input.sellerPayment);
-    const fee = await purchases.verifyLeg(p.ctx, 'fee', input.fee);
+    const { fee, seller } = anm ? await this.verifyAnm(p.ctx, header.name, input) : { fee: await purchases.verifyLeg(p.ctx, 'fee', input.fee), seller: null };
     if (header.nonce === fee.nonce) throw new MarketRefusal('invalid_payment', 'seller_payment carries the fee leg itself.', 'invalid_payload');
     const timeoutMs = this.deps.forward.timeoutMs ?? SELLER_TIMEOUT_MS;
     const deadline = this.now() + timeoutMs + RECORD_GRACE_MS;
     // The fee is settled after the seller answered, so it must still be valid then.
-    if (fee.valid_before < deadline) throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, 'invalid_exact_evm_payload_authorization_valid_before');
+    if (fee.valid_before < deadline) {
+      throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before');
+    }
     const listing = await this.deps.listings.byId(p.ctx.resource_id);
     if (!listing) throw new MarketRefusal('not_found', 'The quoted listing no longer exists.');
     const refused = await checkTarget(listing.endpoint, this.deps.forward);
     if (refused) throw new MarketRefusal('seller_unreachable', refused);
 
-    await purchases.bind('USDC', input.intentId, fee, 'fee');
+    // ANM: the forwarded seller transfer is bound too, so it cannot back another execution.
+    if (seller) await purchases.bind('ANM', input.intentId, seller, 'seller');
+    await purchases.bind(p.ctx.asset, input.intentId, fee, 'fee');
     const target = { kind: PURCHASE_KIND, id: input.intentId };
     // One event id per intent: a second execution is a duplicate, whatever its fee leg.
-    const started = await this.deps.host.apply(target, { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline } satisfies PurchaseEvent);
+    const execute = { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline, ...(seller?.tx_hash && { seller_tx: seller.tx_hash }) } satisfies PurchaseEvent;
+    const started = await this.deps.host.apply(target, execute);
     if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
       if (started.status === 'QUOTED' || started.status === 'EXPIRED') throw new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.');
       throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
@@ -121,9 +133,20 @@ export class Executions {
     };
   }
 
+  /**
+   * ANM: the fee leg and the forwarded seller transfer against the quote and the node (its
+   * payee and amount, signature, fresh nonce; the fee from the same payer with the next nonce,
+   * and the balance for both). x402 v1 has no name for `native:1`.
+   */
+  private async verifyAnm(ctx: PurchaseContext, headerName: string, input: ExecuteInput): Promise<{ fee: VerifiedLeg; seller: VerifiedLeg }> {
+    if (headerName !== 'PAYMENT-SIGNATURE') throw new MarketRefusal('invalid_payment', 'An ANM seller is paid with an x402 v2 exact-anm payment (PAYMENT-SIGNATURE).', 'invalid_payload');
+    return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
+  }
+
   /** Uses the fee authorization of an execution whose seller answered below 400. */
   async settleFee(intentId: string): Promise<PurchaseStatus> {
     const p = await this.deps.purchases.read(intentId);
+    if (p?.ctx.asset === 'ANM' && this.deps.anm) return takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId);
     const ex = p?.ctx.execution;
     if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return p?.status ?? 'EXECUTING';
     // A settle racing another process's for the same authorization is refused by the ledger
