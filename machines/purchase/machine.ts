@@ -195,7 +195,7 @@ export const purchaseMachine = purchase.createMachine({
           // A runtime that died mid-call recorded no answer: the fee is never taken for it.
           { guard: and(['executionDue', not('sellerAnswered')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
           // ANM: a served answer whose seller transfer never settled in time: the seller was not paid.
-          { guard: and(['deadlineDue', 'sellerServed', not('executionSellerSettled')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
+          { guard: and(['deadlineDue', 'watchesChain', 'sellerServed', not('executionSellerSettled')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
         ],
         // The USDC lane reports its fee settlement; the ANM lane's come as chain signals.
         'leg.settled': { guard: and(['feeLeg', 'sellerServed', not('watchesChain')]), target: 'SETTLED', actions: ['recordExecutionFee', tellListing] },
