@@ -9,6 +9,7 @@
  * `mp1:<intent>:fee` and is followed by the indexer's positional signals like a purchase leg.
  */
 import { legSettled } from '../../machines/purchase/chain-legs.ts';
+import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { PurchaseEvent } from '../../machines/purchase/events.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
@@ -28,9 +29,9 @@ export interface AnmFeeDeps {
  * stands, and once it is settled submits the fee transfer (again is harmless: the node answers
  * a transfer it has with its hash).
  */
-export async function takeAnmExecutionFee(d: AnmFeeDeps, intentId: string): Promise<PurchaseStatus> {
+export async function takeAnmExecutionFee(d: AnmFeeDeps, intentId: string, known?: { ctx: PurchaseContext; status: PurchaseStatus } | null): Promise<PurchaseStatus> {
   const target = { kind: PURCHASE_KIND, id: intentId };
-  let p = await d.purchases.read(intentId);
+  let p = known ?? (await d.purchases.read(intentId));
   const served = (s: number | null | undefined) => s != null && s < 400;
   if (!p || p.status !== 'EXECUTING' || !p.ctx.chain || !served(p.ctx.execution?.seller_status)) return p?.status ?? 'EXECUTING';
   if (!legSettled(p.ctx.chain, 'seller')) {
@@ -42,15 +43,16 @@ export async function takeAnmExecutionFee(d: AnmFeeDeps, intentId: string): Prom
       seller.block_hash === found.block_hash && seller.block_height === found.block_height
         ? { type: 'chain.block', id: `lookup-depth:${seller.tx}:${found.head}`, at: found.at, head: found.head }
         : found;
-    await d.host.apply(target, event);
-    p = await d.purchases.read(intentId);
+    const told = await d.host.apply(target, event);
+    p = { ctx: told.snapshot.context as PurchaseContext, status: told.status as PurchaseStatus };
     if (!p?.ctx.chain || p.status !== 'EXECUTING' || !legSettled(p.ctx.chain, 'seller')) return p?.status ?? 'EXECUTING';
   }
   const fee = p.ctx.execution!.fee;
   const r = await submitAnmFee(d.lane, fee).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
   // The node refused the transfer (its nonce taken by another, the balance gone): the seller was paid, the fee cannot be.
   if (!r.ok && !('transient' in r)) {
-    await d.host.apply(target, { type: 'leg.failed', id: `failed:fee:${fee.nonce}`, at: d.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
+    return (await d.host.apply(target, { type: 'leg.failed', id: `failed:fee:${fee.nonce}`, at: d.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent)).status as PurchaseStatus;
   }
-  return (await d.purchases.read(intentId))?.status ?? 'EXECUTING';
+  // Submitted: the fee counts as taken once the indexer reports its transfer deep.
+  return p.status;
 }

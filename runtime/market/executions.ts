@@ -48,6 +48,11 @@ export interface ExecuteResult {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+type Purchase = { ctx: PurchaseContext; status: PurchaseStatus };
+
+/** Endpoints of resources seen: a resource id is a hash of (endpoint, method), so they never change. */
+const ENDPOINTS_KEPT = 10_000;
+
 export class Executions {
   constructor(
     private readonly deps: {
@@ -85,7 +90,7 @@ export class Executions {
     if (fee.valid_before < deadline) {
       throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before');
     }
-    const listing = await this.deps.listings.byId(p.ctx.resource_id);
+    const listing = await this.endpointOf(p.ctx.resource_id);
     if (!listing) throw new MarketRefusal('not_found', 'The quoted listing no longer exists.');
     const refused = await checkTarget(listing.endpoint, this.deps.forward);
     if (refused) throw new MarketRefusal('seller_unreachable', refused);
@@ -119,7 +124,8 @@ export class Executions {
     }
     const answered = await this.deps.host.apply(target, { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent);
     let status = answered.status as PurchaseStatus;
-    if (status === 'EXECUTING' && res.status < 400) status = await this.settleFee(input.intentId);
+    // The answer's snapshot is the purchase as it stands: no read before the fee step.
+    if (status === 'EXECUTING' && res.status < 400) status = await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status });
     const headers = Object.fromEntries(Object.entries(res.headers).filter((e): e is [string, string] => e[1] !== undefined));
     const text = decodeUtf8(res.body);
     return {
@@ -133,6 +139,19 @@ export class Executions {
     };
   }
 
+  private readonly endpoints = new Map<string, { endpoint: string; method: string }>();
+
+  private async endpointOf(resourceId: string): Promise<{ endpoint: string; method: string } | null> {
+    const kept = this.endpoints.get(resourceId);
+    if (kept) return kept;
+    const listing = await this.deps.listings.byId(resourceId);
+    if (!listing) return null;
+    if (this.endpoints.size >= ENDPOINTS_KEPT) this.endpoints.clear();
+    const found = { endpoint: listing.endpoint, method: listing.method };
+    this.endpoints.set(resourceId, found);
+    return found;
+  }
+
   /**
    * ANM: the fee leg and the forwarded seller transfer against the quote and the node (its
    * payee and amount, signature, fresh nonce; the fee from the same payer with the next nonce,
@@ -143,10 +162,10 @@ export class Executions {
     return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
   }
 
-  /** Uses the fee authorization of an execution whose seller answered below 400. */
-  async settleFee(intentId: string): Promise<PurchaseStatus> {
-    const p = await this.deps.purchases.read(intentId);
-    if (p?.ctx.asset === 'ANM' && this.deps.anm) return takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId);
+  /** Uses the fee authorization of an execution whose seller answered below 400; `known`: the purchase as just read or written. */
+  async settleFee(intentId: string, known?: Purchase | null): Promise<PurchaseStatus> {
+    const p = known ?? (await this.deps.purchases.read(intentId));
+    if (p?.ctx.asset === 'ANM' && this.deps.anm) return takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId, p);
     const ex = p?.ctx.execution;
     if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return p?.status ?? 'EXECUTING';
     // A settle racing another process's for the same authorization is refused by the ledger
@@ -165,7 +184,7 @@ export class Executions {
     const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
     for (const row of rows) {
       const s = row.snapshot.context.execution?.seller_status;
-      if (s != null && s < 400) await this.settleFee(row.id).catch(() => undefined);
+      if (s != null && s < 400) await this.settleFee(row.id, { ctx: row.snapshot.context, status: 'EXECUTING' }).catch(() => undefined);
     }
   }
 }
