@@ -32,7 +32,8 @@ async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw:
   if (!decoded) return refuse(leg, 'invalid_payload', 'not base64 JSON of an x402 payment payload');
   const expected = { scheme: MARKET_LANES.ANM.legScheme, payTo: ctx[leg].pay_to, amount: BigInt(ctx[leg].amount), reference: anyReference ? undefined : legReference(ctx.intent_id, leg) };
   // A purchase retried with the same legs after the seller submitted its leg is still answered.
-  const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined });
+  // The balance is checked once for both legs (verifyAnmLegs).
+  const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined, spend: null });
   if (!c.ok) return refuse(leg, c.reason, c.message);
   return { ...c.transfer, known: c.known === true };
 }
@@ -53,14 +54,19 @@ const asLeg = (t: CheckedTransfer, ctx: PurchaseContext, leg: LegName, validBefo
  * `routed`: a routed execution, whose seller leg is the payment the buyer built for the seller.
  */
 export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }, routed = false): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg }> {
-  const seller = await verifyOne(lane, ctx, 'seller', raw.seller, routed);
-  const fee = await verifyOne(lane, ctx, 'fee', raw.fee);
+  // Both asked of the node at once; the seller leg's refusal is the one answered when both fail.
+  const [s, f] = await Promise.allSettled([verifyOne(lane, ctx, 'seller', raw.seller, routed), verifyOne(lane, ctx, 'fee', raw.fee)]);
+  if (s.status === 'rejected') throw s.reason;
+  if (f.status === 'rejected') throw f.reason;
+  const [seller, fee] = [s.value, f.value];
   if (fee.payer !== seller.payer || fee.tx.nonce !== seller.tx.nonce + 1n) {
     refuse('fee', 'invalid_exact_anm_fee_nonce', 'the fee transfer must come from the seller leg’s payer with the next nonce');
   }
-  if (!seller.known && !fee.known) {
-    const spend = seller.tx.outputs[0]!.amount + seller.tx.fee + fee.tx.outputs[0]!.amount + fee.tx.fee;
-    if ((await lane.rpc.getBalance(seller.payer)) < spend) refuse('seller', 'invalid_exact_anm_insufficient_balance', 'the payer balance is below both legs and their chain fees');
+  // What the node does not have yet must still be paid for: amounts and chain fees.
+  const unpaid = [seller, fee].filter((l) => !l.known);
+  const spend = unpaid.reduce((sum, l) => sum + l.tx.outputs[0]!.amount + l.tx.fee, 0n);
+  if (unpaid.length > 0 && (await lane.rpc.getBalance(seller.payer)) < spend) {
+    refuse(unpaid[0] === seller ? 'seller' : 'fee', 'invalid_exact_anm_insufficient_balance', 'the payer balance is below the legs not yet submitted and their chain fees');
   }
   // An ANM transfer has no expiry of its own: the window is the payload's bound or the quote's timeout.
   const window = seller.validBefore ?? lane.nowS() + DEFAULT_TIMEOUT_S;

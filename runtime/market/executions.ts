@@ -124,8 +124,9 @@ export class Executions {
     }
     const answered = await this.deps.host.apply(target, { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent);
     let status = answered.status as PurchaseStatus;
-    // The answer's snapshot is the purchase as it stands: no read before the fee step.
-    if (status === 'EXECUTING' && res.status < 400) status = await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status });
+    // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
+    // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
+    if (status === 'EXECUTING' && res.status < 400 && !anm) status = await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status });
     const headers = Object.fromEntries(Object.entries(res.headers).filter((e): e is [string, string] => e[1] !== undefined));
     const text = decodeUtf8(res.body);
     return {
