@@ -125,7 +125,15 @@ async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<number> {
   const [query, tx] = [db.query.bind(db), db.tx.bind(db)];
   let count = 0;
   db.query = (...a) => (count++, query(...a));
-  db.tx = (fn) => (count += 2, tx((q) => fn(new Proxy(q as object, { get: (t, k) => (k === 'query' ? (...a: unknown[]) => (count++, (t as { query: (...x: unknown[]) => unknown }).query(...a)) : Reflect.get(t, k)) }))));
+  const counted = (q: object): object =>
+    new Proxy(q, {
+      get: (t, k): unknown => {
+        if (k !== 'query') return Reflect.get(t, k);
+        const inner = t as { query: (...x: unknown[]) => unknown };
+        return (...a: unknown[]) => (count++, inner.query(...a));
+      },
+    });
+  db.tx = (fn) => ((count += 2), tx((q) => fn(counted(q as object))));
   for (const p of prepared) await call(`${url}/api/v1/route/execute`, p.body).then(check(200));
   db.query = query;
   db.tx = tx;

@@ -54,7 +54,7 @@ describe.skipIf(!realAvailable)('ANM routed execution: marketplace killed mid-ca
       const legs = q.payment_requirements.accepts[0].extra.legs;
       const nonce = await chain.rpc.getNonce(buyer.keys.address, 'pending');
       const sellerLeg = anmLeg(buyer.keys, { to: s.anmAddress, amount: PRICE, reference: '', nonce });
-      const fee = anmLeg(buyer.keys, { to: legs.fee.payTo, amount: BigInt(legs.fee.amount), reference: legs.fee.reference, nonce: nonce + 1n });
+      const fee = anmLeg(buyer.keys, { to: legs.fee.payTo, amount: BigInt(legs.fee.amount as string), reference: legs.fee.reference as string, nonce: nonce + 1n });
       const feeHash = txHash(decodeSignedTx(fee.payload.transaction));
       const sellerPayment = Buffer.from(JSON.stringify(sellerLeg)).toString('base64');
       const call = fetch(`${url}/api/v1/route/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: sellerPayment }) });
