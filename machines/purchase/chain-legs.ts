@@ -90,8 +90,11 @@ export function applyChain(c: ChainLegs, e: PurchaseChainEvent): ChainLegs {
   if (e.type === 'chain.block') {
     const seller = deepen(c.seller, e);
     const fee = deepen(c.fee, e);
-    if (seller || fee) return { ...c, seller: seller ?? c.seller, fee: fee ?? c.fee };
-    return { ...c, notes: keepNote(c.notes, e) };
+    const next = seller || fee ? { ...c, seller: seller ?? c.seller, fee: fee ?? c.fee } : c;
+    // A report about an inclusion no leg holds by its position is kept, even when it also
+    // deepened a leg known without one (a node look-up's): it may be the other leg's, not heard yet.
+    const held = e.inclusion !== undefined && (c.seller.inclusion === e.inclusion || c.fee.inclusion === e.inclusion);
+    return held ? next : { ...next, notes: keepNote(c.notes, e) };
   }
   return { ...c, seller: restate(c.seller, e, c.notes), fee: restate(c.fee, e, c.notes) };
 }

@@ -47,7 +47,14 @@ export const legFailed = z.object({ type: z.literal('leg.failed'), ...base, leg:
  * Routed execution (DESIGN §5 "Routed execution"): the fee leg verified by the lane, and
  * `deadline_at` by which an answer must be recorded, else the call counts as failed.
  */
-export const purchaseExecute = z.object({ type: z.literal('purchase.execute'), ...base, fee: leg, deadline_at: z.number().int().nonnegative() });
+export const purchaseExecute = z.object({
+  type: z.literal('purchase.execute'),
+  ...base,
+  fee: leg,
+  deadline_at: z.number().int().nonnegative(),
+  /** ANM lane: the hash of the seller transfer forwarded in the buyer's header, watched with the fee leg's. */
+  seller_tx: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
 /** The seller's HTTP status as the marketplace received it. */
 export const executeAnswered = z.object({ type: z.literal('execute.answered'), ...base, seller_status: z.number().int().min(100).max(599) });
 /** The seller could not be reached, timed out, or its answer was unusable. */

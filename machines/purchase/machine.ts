@@ -12,6 +12,11 @@ import { legSettled, watchLegs } from './chain-legs.ts';
  * could not settle; routed execution QUOTED → EXECUTING → SETTLED | SELLER_FAILED, where the
  * fee is settled only after the seller answered below 400. The fee is settled only after the seller leg: `leg.settled` for the fee
  * is accepted only once the seller's has been recorded. Terminal states accept nothing.
+ *
+ * Routed execution on the ANM lane (ADR 0038) watches the forwarded seller transfer and the fee
+ * transfer on the chain: a served answer is not enough, the seller transfer must also reach the
+ * settlement depth before the fee's `validBefore` (`seller_deadline`), else SELLER_FAILED; the
+ * fee counts as taken once its own transfer is as deep.
  */
 type Args = { context: PurchaseContext; event: PurchaseEvent };
 
@@ -27,6 +32,13 @@ const tellListing = {
     actorId: context.resource_id,
     event: { type: 'listing.purchase_settled', id: `settled:${context.intent_id}`, at: event.at, intent_id: context.intent_id },
   }),
+};
+
+const cancelExecution = { type: 'cancelTimer' as const, params: { name: 'execution' } };
+/** ANM routed execution: the seller transfer must be settled before the fee leg may no longer be used. */
+const executionSellerDeadline = {
+  type: 'scheduleTimer' as const,
+  params: ({ context, event }: Args) => ({ name: 'seller_deadline', at: context.execution?.fee.valid_before ?? event.at, event: 'timer.expired' }),
 };
 
 const executionTimer = {
@@ -48,6 +60,13 @@ const chainSignal = [
   { guard: 'chainSellerSettles' as const, actions: ['applyChainSignal' as const, cancelDeadline] },
   { guard: 'chainSellerChanges' as const, actions: ['applyChainSignal' as const, deadlineTimer] },
   { guard: 'chainMoves' as const, actions: ['applyChainSignal' as const] },
+];
+
+/** The same signals during an ANM routed execution: the fee counts only once the seller served. */
+const executionChainSignal = [
+  { guard: and(['sellerServed', 'chainSettles']), target: 'SETTLED' as const, actions: ['applyExecutionChain' as const, cancelDeadline, tellListing] },
+  { guard: and(['sellerServed', 'chainFeeFails']), target: 'FEE_FAILED' as const, actions: ['applyExecutionChain' as const, 'noteChainFailure' as const] },
+  { guard: 'chainMoves' as const, actions: ['applyExecutionChain' as const] },
 ];
 
 const purchase = setup({
@@ -81,9 +100,23 @@ const purchase = setup({
       const legs = { seller: { ...context.legs.seller, tx: seller }, fee: { ...context.legs.fee, tx: fee } };
       return { chain, legs, ...(legs.seller.tx && legs.fee.tx && { settled_at: event.at }) };
     }),
-    recordExecution: assign(({ event }) => {
+    recordExecution: assign(({ context, event }) => {
       assertEvent(event, 'purchase.execute');
-      return { execution: { fee: { ...event.fee, tx: null }, seller_status: null, started_at: event.at } };
+      const execution = { fee: { ...event.fee, tx: null }, seller_status: null, started_at: event.at };
+      const watch = context.required_confirmations !== undefined && event.seller_tx !== undefined && event.fee.tx_hash !== undefined;
+      return watch ? { execution, chain: watchLegs(event.seller_tx!, event.fee.tx_hash!, context.required_confirmations!) } : { execution };
+    }),
+    /** A chain signal during an ANM execution: the fee's `tx` is set exactly when it counts as taken. */
+    applyExecutionChain: assign(({ context, event }) => {
+      const chain = rules.chainAfter(context, event);
+      if (!chain || !context.execution) return {};
+      const taken = rules.sellerServed(context) && legSettled(chain, 'seller') && legSettled(chain, 'fee');
+      return { chain, execution: { ...context.execution, fee: { ...context.execution.fee, tx: taken ? chain.fee.tx : null } }, ...(taken && { settled_at: event.at }) };
+    }),
+    /** A served answer when both transfers were already settled on the chain. */
+    takeChainFee: assign(({ context, event }) => {
+      if (!context.execution || !context.chain) return {};
+      return { execution: { ...context.execution, fee: { ...context.execution.fee, tx: context.chain.fee.tx } }, settled_at: event.at };
     }),
     recordAnswer: assign(({ context, event }) => {
       assertEvent(event, 'execute.answered');
@@ -94,7 +127,14 @@ const purchase = setup({
       return context.execution ? { execution: { ...context.execution, fee: { ...context.execution.fee, tx: event.tx } }, settled_at: event.at } : {};
     }),
     noteSellerFailure: assign(({ event }) => ({
-      failure: event.type === 'execute.answered' ? `seller answered ${event.seller_status}` : event.type === 'execute.failed' ? `seller: ${event.reason}` : 'seller: no answer recorded before the deadline',
+      failure:
+        event.type === 'execute.answered'
+          ? `seller answered ${event.seller_status}`
+          : event.type === 'execute.failed'
+            ? `seller: ${event.reason}`
+            : rules.isTimer(event, 'seller_deadline')
+              ? 'seller: its transfer was not settled on the chain before the fee leg expired'
+              : 'seller: no answer recorded before the deadline',
     })),
     noteChainFailure: assign({ failure: 'fee: the fee transfer failed on the chain' }),
     noteFailure: assign(({ event }) => ({
@@ -119,6 +159,8 @@ const purchase = setup({
     sellerServed: ({ context }) => rules.sellerServed(context),
     answerServes: ({ event }) => rules.answerServes(event),
     executionDue: ({ event }) => rules.isTimer(event, 'execution'),
+    executionSellerSettled: ({ context }) => rules.executionSellerSettled(context),
+    chainBothSettled: ({ context }) => rules.chainBothSettled(context),
   },
 });
 
@@ -142,14 +184,27 @@ export const purchaseMachine = purchase.createMachine({
     EXECUTING: {
       on: {
         'execute.answered': [
-          { guard: and([not('sellerAnswered'), 'answerServes']), actions: ['recordAnswer', { type: 'cancelTimer', params: { name: 'execution' } }] },
-          { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', { type: 'cancelTimer', params: { name: 'execution' } }] },
+          { guard: and([not('sellerAnswered'), 'answerServes', 'chainBothSettled']), target: 'SETTLED', actions: ['recordAnswer', cancelExecution, 'takeChainFee', tellListing] },
+          // ANM: the fee waits for the seller transfer's depth, until the fee leg's validBefore.
+          { guard: and([not('sellerAnswered'), 'answerServes', 'watchesChain']), actions: ['recordAnswer', cancelExecution, executionSellerDeadline] },
+          { guard: and([not('sellerAnswered'), 'answerServes']), actions: ['recordAnswer', cancelExecution] },
+          { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', cancelExecution] },
         ],
-        'execute.failed': { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['noteSellerFailure', { type: 'cancelTimer', params: { name: 'execution' } }] },
-        // A runtime that died mid-call recorded no answer: the fee is never taken for it.
-        'timer.expired': { guard: and(['executionDue', not('sellerAnswered')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
-        'leg.settled': { guard: and(['feeLeg', 'sellerServed']), target: 'SETTLED', actions: ['recordExecutionFee', tellListing] },
+        'execute.failed': { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['noteSellerFailure', cancelExecution] },
+        'timer.expired': [
+          // A runtime that died mid-call recorded no answer: the fee is never taken for it.
+          { guard: and(['executionDue', not('sellerAnswered')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
+          // ANM: a served answer whose seller transfer never settled in time: the seller was not paid.
+          { guard: and(['deadlineDue', 'watchesChain', 'sellerServed', not('executionSellerSettled')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
+        ],
+        // The USDC lane reports its fee settlement; the ANM lane's come as chain signals.
+        'leg.settled': { guard: and(['feeLeg', 'sellerServed', not('watchesChain')]), target: 'SETTLED', actions: ['recordExecutionFee', tellListing] },
         'leg.failed': { guard: and(['feeLeg', 'sellerServed']), target: 'FEE_FAILED', actions: ['noteFailure'] },
+        'chain.tx.seen': executionChainSignal,
+        'chain.tx.included': executionChainSignal,
+        'chain.block': executionChainSignal,
+        'chain.reorged': executionChainSignal,
+        'chain.tx.dropped': executionChainSignal,
       },
     },
     SELLER_FAILED: { type: 'final' },

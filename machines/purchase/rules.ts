@@ -90,3 +90,13 @@ export function sellerServed(ctx: PurchaseContext): boolean {
 export function answerServes(e: PurchaseEvent): boolean {
   return e.type === 'execute.answered' && e.seller_status < 400;
 }
+
+/** ANM routed execution: where the chain state says the seller transfer stands. */
+export function executionSellerSettled(ctx: PurchaseContext): boolean {
+  return ctx.chain != null && legSettled(ctx.chain, 'seller');
+}
+
+/** Both transfers of an ANM routed execution already settled (the buyer broadcast them itself). */
+export function chainBothSettled(ctx: PurchaseContext): boolean {
+  return ctx.chain != null && legSettled(ctx.chain, 'seller') && legSettled(ctx.chain, 'fee');
+}

@@ -23,12 +23,17 @@ const refuse = (leg: LegName, reason: string, message: string): never => {
   throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
 };
 
-async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<CheckedTransfer & { known: boolean }> {
+/**
+ * `anyReference`: a routed execution's seller transfer is built from the seller's own 402, so
+ * it carries the seller's reference (or none), not the purchase's.
+ */
+async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw: unknown, anyReference = false): Promise<CheckedTransfer & { known: boolean }> {
   const decoded = decodeLeg(raw);
   if (!decoded) return refuse(leg, 'invalid_payload', 'not base64 JSON of an x402 payment payload');
-  const expected = { scheme: MARKET_LANES.ANM.legScheme, payTo: ctx[leg].pay_to, amount: BigInt(ctx[leg].amount), reference: legReference(ctx.intent_id, leg) };
+  const expected = { scheme: MARKET_LANES.ANM.legScheme, payTo: ctx[leg].pay_to, amount: BigInt(ctx[leg].amount), reference: anyReference ? undefined : legReference(ctx.intent_id, leg) };
   // A purchase retried with the same legs after the seller submitted its leg is still answered.
-  const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined });
+  // The balance is checked once for both legs (verifyAnmLegs).
+  const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined, spend: null });
   if (!c.ok) return refuse(leg, c.reason, c.message);
   return { ...c.transfer, known: c.known === true };
 }
@@ -44,16 +49,24 @@ const asLeg = (t: CheckedTransfer, ctx: PurchaseContext, leg: LegName, validBefo
   tx_hash: t.hash,
 });
 
-/** Both legs against the quote and the node; throws the refusal the purchase answers with. */
-export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg }> {
-  const seller = await verifyOne(lane, ctx, 'seller', raw.seller);
-  const fee = await verifyOne(lane, ctx, 'fee', raw.fee);
+/**
+ * Both legs against the quote and the node; throws the refusal the purchase answers with.
+ * `routed`: a routed execution, whose seller leg is the payment the buyer built for the seller.
+ */
+export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }, routed = false): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg }> {
+  // Both asked of the node at once; the seller leg's refusal is the one answered when both fail.
+  const [s, f] = await Promise.allSettled([verifyOne(lane, ctx, 'seller', raw.seller, routed), verifyOne(lane, ctx, 'fee', raw.fee)]);
+  if (s.status === 'rejected') throw s.reason;
+  if (f.status === 'rejected') throw f.reason;
+  const [seller, fee] = [s.value, f.value];
   if (fee.payer !== seller.payer || fee.tx.nonce !== seller.tx.nonce + 1n) {
     refuse('fee', 'invalid_exact_anm_fee_nonce', 'the fee transfer must come from the seller leg’s payer with the next nonce');
   }
-  if (!seller.known && !fee.known) {
-    const spend = seller.tx.outputs[0]!.amount + seller.tx.fee + fee.tx.outputs[0]!.amount + fee.tx.fee;
-    if ((await lane.rpc.getBalance(seller.payer)) < spend) refuse('seller', 'invalid_exact_anm_insufficient_balance', 'the payer balance is below both legs and their chain fees');
+  // What the node does not have yet must still be paid for: amounts and chain fees.
+  const unpaid = [seller, fee].filter((l) => !l.known);
+  const spend = unpaid.reduce((sum, l) => sum + l.tx.outputs[0]!.amount + l.tx.fee, 0n);
+  if (unpaid.length > 0 && (await lane.rpc.getBalance(seller.payer)) < spend) {
+    refuse(unpaid[0] === seller ? 'seller' : 'fee', 'invalid_exact_anm_insufficient_balance', 'the payer balance is below the legs not yet submitted and their chain fees');
   }
   // An ANM transfer has no expiry of its own: the window is the payload's bound or the quote's timeout.
   const window = seller.validBefore ?? lane.nowS() + DEFAULT_TIMEOUT_S;
@@ -61,8 +74,7 @@ export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { 
 }
 
 /** Submits the fee transfer; only called once the purchase holds the seller leg as settled. */
-export function submitAnmFee(lane: AnmLane, ctx: PurchaseContext): Promise<AnmSettle> {
-  const fee = ctx.legs?.fee;
+export function submitAnmFee(lane: AnmLane, fee: VerifiedLeg | undefined): Promise<AnmSettle> {
   if (!fee?.tx_hash || typeof fee.payload.transaction !== 'string') return Promise.resolve({ ok: false, reason: 'invalid_payload', message: 'the fee leg holds no transfer' });
   return lane.settle({ hash: fee.tx_hash, hex: fee.payload.transaction });
 }
@@ -78,16 +90,22 @@ export async function catchUpAnmLegs(lane: AnmLane, ctx: PurchaseContext, at: nu
   const out: PurchaseChainEvent[] = [];
   for (const leg of ['seller', 'fee'] as const) {
     const hash = ctx.legs?.[leg].tx_hash;
-    if (!hash) continue;
-    const found = await lane.rpc.getTransactionByHash(hash);
-    if (found?.block_height == null || found.block_hash === null) continue;
-    const receipt = await lane.rpc.getTransactionReceipt(hash);
-    if (!receipt) continue;
-    const paid = found.outputs.reduce((sum, o) => sum + o.amount, 0n);
-    out.push({
-      type: 'chain.tx.included', id: `lookup:${hash}:${found.block_hash}`, at, tx_hash: hash, from: found.from, merchant_leg: paid.toString(), fee_leg: '0',
-      block_height: found.block_height, block_hash: found.block_hash, receipt: receipt.status, head: Math.max(await lane.rpc.blockNumber(), found.block_height),
-    });
+    const e = hash ? await includedNow(lane, hash, at) : null;
+    if (e) out.push({ ...e, id: `lookup:${hash}:${e.block_hash}` });
   }
   return out;
+}
+
+/** The transfer's inclusion as the node states it now (no position), or null while it is in no block. */
+export async function includedNow(lane: AnmLane, hash: string, at: number): Promise<Extract<PurchaseChainEvent, { type: 'chain.tx.included' }> | null> {
+  const found = await lane.rpc.getTransactionByHash(hash);
+  if (found?.block_height == null || found.block_hash === null) return null;
+  const receipt = await lane.rpc.getTransactionReceipt(hash);
+  if (!receipt) return null;
+  const paid = found.outputs.reduce((sum, o) => sum + o.amount, 0n);
+  const head = Math.max(await lane.rpc.blockNumber(), found.block_height);
+  return {
+    type: 'chain.tx.included', id: `lookup:${hash}:${found.block_hash}:${head}`, at, tx_hash: hash, from: found.from, merchant_leg: paid.toString(), fee_leg: '0',
+    block_height: found.block_height, block_hash: found.block_hash, receipt: receipt.status, head,
+  };
 }

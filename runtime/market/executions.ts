@@ -4,17 +4,21 @@
  * records QUOTED → EXECUTING, forwards the buyer's own seller payment header verbatim (it
  * never pays the seller itself), and takes the fee only when the seller answered below 400.
  * Anything else, including a runtime that dies mid-call, ends SELLER_FAILED with the fee
- * authorization unused.
+ * authorization unused. On the ANM lane the fee transfer must follow the forwarded seller
+ * transfer's nonce and is submitted only once that transfer is settled (ADR 0038).
  */
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
-import type { PurchaseEvent } from '../../machines/purchase/events.ts';
+import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import { takeAnmExecutionFee } from './anm-execution.ts';
+import { verifyAnmLegs } from './anm-purchase.ts';
 import { MarketRefusal } from './errors.ts';
 import { checkTarget, forward, SELLER_TIMEOUT_MS, type ForwardOptions } from './forward.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
+import type { AnmLane } from './lanes/anm-lane.ts';
 import { fromBase64Json } from './leg-codec.ts';
 import type { Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
@@ -44,6 +48,11 @@ export interface ExecuteResult {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+type Purchase = { ctx: PurchaseContext; status: PurchaseStatus };
+
+/** Endpoints of resources seen: a resource id is a hash of (endpoint, method), so they never change. */
+const ENDPOINTS_KEPT = 10_000;
+
 export class Executions {
   constructor(
     private readonly deps: {
@@ -52,6 +61,8 @@ export class Executions {
       purchases: Purchases;
       listings: Listings;
       usdc: UsdcLane;
+      /** The ANM lane's node; without one, ANM listings are not executed. */
+      anm?: AnmLane | undefined;
       forward: ForwardOptions;
       clock?: () => number;
     },
@@ -68,23 +79,29 @@ export class Executions {
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (p.status !== 'QUOTED') throw new MarketRefusal('leg_replayed', `This intent was already used (${p.status}): one execution or purchase per intent.`);
     if (input.fee === undefined || input.fee === null) throw new MarketRefusal('fee_leg_missing', 'fee_payment.legs.fee is missing.', 'fee_leg_missing');
-    if (p.ctx.asset !== 'USDC') throw new MarketRefusal('invalid_payment', 'Routed execution is offered on the USDC lane; buy ANM listings with POST /api/v1/purchase.', 'unsupported_scheme');
+    const anm = p.ctx.asset === 'ANM';
+    if (anm && !this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
     const header = sellerHeader(input.sellerPayment);
-    const fee = await purchases.verifyLeg(p.ctx, 'fee', input.fee);
+    const { fee, seller } = anm ? await this.verifyAnm(p.ctx, header.name, input) : { fee: await purchases.verifyLeg(p.ctx, 'fee', input.fee), seller: null };
     if (header.nonce === fee.nonce) throw new MarketRefusal('invalid_payment', 'seller_payment carries the fee leg itself.', 'invalid_payload');
     const timeoutMs = this.deps.forward.timeoutMs ?? SELLER_TIMEOUT_MS;
     const deadline = this.now() + timeoutMs + RECORD_GRACE_MS;
     // The fee is settled after the seller answered, so it must still be valid then.
-    if (fee.valid_before < deadline) throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, 'invalid_exact_evm_payload_authorization_valid_before');
-    const listing = await this.deps.listings.byId(p.ctx.resource_id);
+    if (fee.valid_before < deadline) {
+      throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before');
+    }
+    const listing = await this.endpointOf(p.ctx.resource_id);
     if (!listing) throw new MarketRefusal('not_found', 'The quoted listing no longer exists.');
     const refused = await checkTarget(listing.endpoint, this.deps.forward);
     if (refused) throw new MarketRefusal('seller_unreachable', refused);
 
-    await purchases.bind('USDC', input.intentId, fee, 'fee');
+    // ANM: the forwarded seller transfer is bound too, so it cannot back another execution.
+    if (seller) await purchases.bind('ANM', input.intentId, seller, 'seller');
+    await purchases.bind(p.ctx.asset, input.intentId, fee, 'fee');
     const target = { kind: PURCHASE_KIND, id: input.intentId };
     // One event id per intent: a second execution is a duplicate, whatever its fee leg.
-    const started = await this.deps.host.apply(target, { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline } satisfies PurchaseEvent);
+    const execute = { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline, ...(seller?.tx_hash && { seller_tx: seller.tx_hash }) } satisfies PurchaseEvent;
+    const started = await this.deps.host.apply(target, execute);
     if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
       if (started.status === 'QUOTED' || started.status === 'EXPIRED') throw new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.');
       throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
@@ -107,7 +124,9 @@ export class Executions {
     }
     const answered = await this.deps.host.apply(target, { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent);
     let status = answered.status as PurchaseStatus;
-    if (status === 'EXECUTING' && res.status < 400) status = await this.settleFee(input.intentId);
+    // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
+    // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
+    if (status === 'EXECUTING' && res.status < 400 && !anm) status = await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status });
     const headers = Object.fromEntries(Object.entries(res.headers).filter((e): e is [string, string] => e[1] !== undefined));
     const text = decodeUtf8(res.body);
     return {
@@ -121,9 +140,33 @@ export class Executions {
     };
   }
 
-  /** Uses the fee authorization of an execution whose seller answered below 400. */
-  async settleFee(intentId: string): Promise<PurchaseStatus> {
-    const p = await this.deps.purchases.read(intentId);
+  private readonly endpoints = new Map<string, { endpoint: string; method: string }>();
+
+  private async endpointOf(resourceId: string): Promise<{ endpoint: string; method: string } | null> {
+    const kept = this.endpoints.get(resourceId);
+    if (kept) return kept;
+    const listing = await this.deps.listings.byId(resourceId);
+    if (!listing) return null;
+    if (this.endpoints.size >= ENDPOINTS_KEPT) this.endpoints.clear();
+    const found = { endpoint: listing.endpoint, method: listing.method };
+    this.endpoints.set(resourceId, found);
+    return found;
+  }
+
+  /**
+   * ANM: the fee leg and the forwarded seller transfer against the quote and the node (its
+   * payee and amount, signature, fresh nonce; the fee from the same payer with the next nonce,
+   * and the balance for both). x402 v1 has no name for `native:1`.
+   */
+  private async verifyAnm(ctx: PurchaseContext, headerName: string, input: ExecuteInput): Promise<{ fee: VerifiedLeg; seller: VerifiedLeg }> {
+    if (headerName !== 'PAYMENT-SIGNATURE') throw new MarketRefusal('invalid_payment', 'An ANM seller is paid with an x402 v2 exact-anm payment (PAYMENT-SIGNATURE).', 'invalid_payload');
+    return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
+  }
+
+  /** Uses the fee authorization of an execution whose seller answered below 400; `known`: the purchase as just read or written. */
+  async settleFee(intentId: string, known?: Purchase | null): Promise<PurchaseStatus> {
+    const p = known ?? (await this.deps.purchases.read(intentId));
+    if (p?.ctx.asset === 'ANM' && this.deps.anm) return takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId, p);
     const ex = p?.ctx.execution;
     if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return p?.status ?? 'EXECUTING';
     // A settle racing another process's for the same authorization is refused by the ledger
@@ -142,7 +185,7 @@ export class Executions {
     const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
     for (const row of rows) {
       const s = row.snapshot.context.execution?.seller_status;
-      if (s != null && s < 400) await this.settleFee(row.id).catch(() => undefined);
+      if (s != null && s < 400) await this.settleFee(row.id, { ctx: row.snapshot.context, status: 'EXECUTING' }).catch(() => undefined);
     }
   }
 }

@@ -9,6 +9,20 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { blockedReason, guardedLookup, parseWebhookUrl, validateWebhookUrl, type LookupAll } from '../webhooks/url-policy.ts';
 
+/**
+ * Connections to sellers are kept open between executions: a busy seller is called again and
+ * again, and a new TCP (and TLS) handshake per call would be most of the added latency. The
+ * SSRF check of `guardedLookup` runs whenever a connection is made; a kept one was checked then.
+ */
+// Idle connections are closed before a Node seller's default keep-alive (5 s) would close them
+// under a call just sent on one.
+const keep = { keepAlive: true, scheduling: 'lifo', maxFreeSockets: 64, timeout: 4_000 } as const;
+/** One pair per SSRF switch, so a connection made with private targets allowed never serves a call that refuses them. */
+const agents = {
+  strict: { http: new http.Agent(keep), https: new https.Agent(keep) },
+  allowPrivate: { http: new http.Agent(keep), https: new https.Agent(keep) },
+};
+
 /** The largest seller answer passed back (docs/marketplace.md "Routed execution"). */
 export const MAX_SELLER_BODY_BYTES = 1024 * 1024;
 export const SELLER_TIMEOUT_MS = 30_000;
@@ -56,6 +70,8 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
   const why = !opts.allowPrivate && isIP(host) ? blockedReason(host) : null;
   if (why) return Promise.resolve({ ok: false, sent: false, reason: `seller endpoint refused: ${why}` });
   const mod = url.protocol === 'https:' ? https : http;
+  const pair = opts.allowPrivate ? agents.allowPrivate : agents.strict;
+  const agent = url.protocol === 'https:' ? pair.https : pair.http;
   return new Promise<ForwardResult>((resolve) => {
     let done = false;
     const finish = (r: ForwardResult): void => {
@@ -64,7 +80,7 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
       resolve(r);
     };
     const headers = { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) };
-    const request = mod.request(url, { method: req.method, lookup: guardedLookup(opts.allowPrivate), signal: AbortSignal.timeout(timeoutMs), headers }, (res) => {
+    const request = mod.request(url, { method: req.method, agent, lookup: guardedLookup(opts.allowPrivate), signal: AbortSignal.timeout(timeoutMs), headers }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {

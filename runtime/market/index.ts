@@ -60,7 +60,7 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   const purchaseKeys = new PurchaseKeys(db);
   // Private and loopback sellers are refused unless the development switch says otherwise.
-  const executions = new Executions({ db, host, purchases, listings, usdc, forward: opts.forward ?? { allowPrivate: false }, clock });
+  const executions = new Executions({ db, host, purchases, listings, usdc, anm, forward: opts.forward ?? { allowPrivate: false }, clock });
   let watch: NodeJS.Timeout | undefined;
   let sweep: NodeJS.Timeout | undefined;
   return {

@@ -226,7 +226,7 @@ export class Purchases {
 
   private submitAnmFee(ctx: PurchaseContext): Promise<AnmSettle> {
     if (!this.deps.anm) return Promise.resolve({ ok: false, reason: 'unsupported_scheme', message: 'no ANM node' });
-    return submitAnmFee(this.deps.anm, ctx);
+    return submitAnmFee(this.deps.anm, ctx.legs?.fee);
   }
 
   /**

@@ -1,10 +1,11 @@
 /**
  * A marketplace process for the routed-execution fault test: joins the parent's PostgreSQL
- * schema and NATS namespace (SCHEMA, NAMESPACE), serves the marketplace on port 0, prints its
+ * schema and NATS namespace (SCHEMA, NAMESPACE), optionally the ANM lane on its devnet (ANM_RPC_URL), serves the marketplace on port 0, prints its
  * URL, and is SIGKILLed by the parent's seller in the middle of a call.
  */
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
@@ -15,7 +16,10 @@ import { FEE_ADDRESSES } from './harness.ts';
 const db = await openDb({ databaseUrl: DATABASE_URL, schema: process.env.SCHEMA });
 const bus = await NatsBus.connect({ url: NATS_URL, namespace: process.env.NAMESPACE! });
 const host = new ActorHost({ db, bus, registry: machineRegistry() });
-const market = openMarket(db, host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true } });
+// ANM_RPC_URL: the ANM lane on the parent's devnet.
+const anmRpc = process.env.ANM_RPC_URL;
+const anm = anmRpc ? { rpc: new AnmRpcClient(anmRpc), confirmations: 1 } : undefined;
+const market = openMarket(db, host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true }, anm });
 await market.index.refresh();
 const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6 });
 process.stdout.write(`${await app.listen({ port: 0, host: '127.0.0.1' })}\n`);

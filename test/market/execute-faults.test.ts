@@ -5,7 +5,7 @@
  * next process's reconcile takes no fee for it, and its deadline ends it SELLER_FAILED with
  * the fee authorization never used.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -16,20 +16,7 @@ import { openMarket } from '../../runtime/market/index.ts';
 import { openReal, realAvailable } from '../helpers/backends.ts';
 import { seller, signedListing, signLeg } from '../fixtures/market.ts';
 import { FEE_ADDRESSES } from './harness.ts';
-
-function startChild(env: Record<string, string>): { p: ChildProcess; url: Promise<string> } {
-  const p = spawn(process.execPath, ['--import', 'tsx', 'test/market/execute-child.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = new Promise<string>((resolve, reject) => {
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const line = out.split('\n').find((l) => l.startsWith('http'));
-      if (line) resolve(line.trim());
-    });
-    p.once('exit', () => reject(new Error('marketplace child exited before listening')));
-  });
-  return { p, url };
-}
+import { startChild } from './market-child.ts';
 
 describe.skipIf(!realAvailable)('routed execution: marketplace killed mid-call (PostgreSQL + NATS)', () => {
   it('never settles the fee for a call whose answer was not recorded', { timeout: 60_000 }, async () => {

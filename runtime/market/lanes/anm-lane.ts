@@ -32,9 +32,10 @@ export class AnmLane {
   /**
    * Requirements, payload, the transfer, then the node. `allowSubmitted` lets a transfer the
    * node already knows through (settling it again is answered from the chain, idempotent).
-   * `spend` is what the payer must hold (default: this transfer's amount plus its fee).
+   * `spend` is what the payer must hold (default: this transfer's amount plus its fee; null:
+   * the caller checks the balance, once for several transfers).
    */
-  async verify(accepted: Record<string, unknown> | undefined, raw: unknown, e: AnmExpected, opts: { allowSubmitted?: boolean; spend?: bigint } = {}): Promise<AnmCheck & { known?: boolean }> {
+  async verify(accepted: Record<string, unknown> | undefined, raw: unknown, e: AnmExpected, opts: { allowSubmitted?: boolean; spend?: bigint | null } = {}): Promise<AnmCheck & { known?: boolean }> {
     const accept = checkAnmAccepted(accepted, e.scheme);
     if (accept) return accept;
     const payload = asExactAnmPayload(raw);
@@ -46,8 +47,8 @@ export class AnmLane {
     if (known) return opts.allowSubmitted ? { ...c, known } : { ok: false, reason: NONCE_USED, message: 'this transfer was already submitted', payer: t.payer };
     // `pending` counts the payer's included and gap-free pending transactions.
     if (t.tx.nonce < (await this.rpc.getNonce(t.payer, 'pending'))) return { ok: false, reason: NONCE_USED, message: `nonce ${t.tx.nonce} of the payer is already used`, payer: t.payer };
-    const spend = opts.spend ?? t.tx.outputs[0]!.amount + t.tx.fee;
-    if ((await this.rpc.getBalance(t.payer)) < spend) return { ok: false, reason: 'invalid_exact_anm_insufficient_balance', message: 'the payer balance is below the amount and chain fee', payer: t.payer };
+    const spend = opts.spend === undefined ? t.tx.outputs[0]!.amount + t.tx.fee : opts.spend;
+    if (spend !== null && (await this.rpc.getBalance(t.payer)) < spend) return { ok: false, reason: 'invalid_exact_anm_insufficient_balance', message: 'the payer balance is below the amount and chain fee', payer: t.payer };
     return { ...c, known };
   }
 

@@ -1,0 +1,167 @@
+/**
+ * `npm run bench:execute`: routed execution (`POST /api/v1/route/execute`) against a local
+ * seller, on PostgreSQL + NATS (PGlite when PostgreSQL is unreachable). Issue 21 "Speed":
+ * >= 1,000 executions/s on 2 cores, and the marketplace's added latency p50 <= 2 ms over a
+ * direct call to the seller, both measured in the same run. For each lane (BENCH_LANES,
+ * default `USDC,ANM`) it measures: the direct call (the same header and body straight to the
+ * seller), then routed executions of fresh quotes whose fee legs were signed beforehand, each
+ * saturated (BENCH_CONCURRENCY, default 32) and one at a time (the added latency). The seller
+ * answers 200 without settling, so each execution is the marketplace's own work: fee leg
+ * verification, one execution recorded, the call, the answer recorded and, on USDC, the fee
+ * settled on the simulated ledger (on ANM the fee waits for the seller transfer's depth).
+ * The load generator and, on ANM, the devnet run in this process: their CPU counts against it.
+ * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time, 500).
+ */
+import { databaseTransport } from './bench-env.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { generateWallet } from '../../runtime/chain/codec/keys.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMarket } from '../../runtime/market/index.ts';
+import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
+import { signLeg } from '../fixtures/market.ts';
+import { anmLeg } from '../fixtures/market-anm.ts';
+import { busyShare, machineTicks } from './proc-cpu.ts';
+import { drive, fmt, type RunStats } from './stats.ts';
+
+const { openEmbedded, openReal, postgresReachable } = await import('../helpers/backends.ts');
+
+const OPS = Number(process.env.BENCH_OPS ?? 3_000);
+const SERIAL = Number(process.env.BENCH_SERIAL ?? 500);
+const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Array<'USDC' | 'ANM'>;
+const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
+function call(url: string, body: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const r = http.request({ method: 'POST', hostname: u.hostname, port: u.port, path: u.pathname, agent, headers: { ...headers, 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+const check = (want: number) => (status: number) => {
+  if (status !== want) throw new Error(`status ${status}, expected ${want}`);
+};
+
+// The seller: answers every paid call at once, as a seller behind a fast handler would.
+const seller = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'payment-response': 'eyJzdWNjZXNzIjp0cnVlfQ==' }).end('{"answer":42}'));
+});
+await new Promise<void>((r) => seller.listen(0, '127.0.0.1', r));
+const sellerUrl = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/answer`;
+
+const devnet = LANES.includes('ANM') ? await startDevnetServer({ port: 0, blockMs: 0 }) : null;
+const rpc = devnet ? new AnmRpcClient(`${devnet.url}/live`) : null;
+const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
+const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
+const market = openMarket(backend.db, host, { feeAddresses: FEE, forward: { allowPrivate: true }, ...(rpc && { anm: { rpc } }) });
+const sellerEvm = privateKeyToAccount(generatePrivateKey());
+const sellerAnm = generateWallet('live');
+const resourceId = resourceIdOf('POST', sellerUrl);
+await host.apply({ kind: 'listing', id: resourceId }, {
+  type: 'listing.register', id: 'r1', at: Date.now(), resource_id: resourceId, provider_id: 'prov_b0b0', name: 'answer service', description: 'The answer', category: 'answer', tags: ['answer'],
+  endpoint: sellerUrl, method: 'POST', model: 'per_call', documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
+  assets: [{ asset: 'USDC', pay_to: sellerEvm.address, seller_price_atomic: '20000' }, { asset: 'ANM', pay_to: sellerAnm.address, seller_price_atomic: '250000000' }],
+});
+await market.start(60_000);
+const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL ?? '') : 'PGlite'}); lanes ${LANES.join(', ')}; ${OPS} saturated + ${SERIAL} serial executions per lane, concurrency ${CONC}\n`);
+
+interface Prepared {
+  body: string;
+  header: string;
+}
+/** Fresh quotes and their signed legs; the seller header is the buyer's own payment for the seller. */
+async function prepare(lane: 'USDC' | 'ANM', n: number): Promise<Prepared[]> {
+  const buyerEvm = privateKeyToAccount(generatePrivateKey());
+  const buyerAnm = generateWallet('live');
+  if (lane === 'USDC') await market.ledger.fund(buyerEvm.address, 10n ** 15n);
+  else await rpc!.faucet(buyerAnm.address, 10n ** 15n);
+  const out: Prepared[] = [];
+  await drive(n, 8, async (i) => {
+    const q = await market.purchases.quote({ capability: 'answer', asset: lane });
+    const legs = q.payment_requirements.accepts[0]!.extra.legs;
+    // The bench's seller never submits its transfer, so every ANM execution can use nonces 0 and 1.
+    const [sellerLeg, fee] =
+      lane === 'USDC'
+        ? [await signLeg(buyerEvm, { to: legs.seller.payTo, value: legs.seller.amount }), await signLeg(buyerEvm, { to: legs.fee.payTo, value: legs.fee.amount })]
+        : [anmLeg(buyerAnm, { to: legs.seller.payTo, amount: BigInt(legs.seller.amount), reference: `order:${i}`, nonce: 0n }), anmLeg(buyerAnm, { to: legs.fee.payTo, amount: BigInt(legs.fee.amount), reference: legs.fee.reference!, nonce: 1n })];
+    const header = Buffer.from(JSON.stringify(sellerLeg)).toString('base64');
+    out[i] = { header, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header, body: { question: i } }) };
+  });
+  return out;
+}
+
+interface Row {
+  name: string;
+  r: RunStats;
+  cpuMs: number;
+  busy: number;
+}
+async function measure(name: string, n: number, conc: number, op: (i: number) => Promise<unknown>): Promise<Row> {
+  const cpu0 = process.cpuUsage();
+  const ticks0 = machineTicks();
+  const r = await drive(n, conc, op);
+  const cpu = process.cpuUsage(cpu0);
+  return { name, r, cpuMs: (cpu.user + cpu.system) / 1000 / n, busy: busyShare(ticks0, machineTicks()) };
+}
+
+/** Statements the service sends per execution (each a round trip; BEGIN/COMMIT counted apart). */
+async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<number> {
+  const prepared = await prepare(lane, n);
+  const db = backend.db as { query: (...a: unknown[]) => Promise<unknown>; tx: (fn: (q: unknown) => Promise<unknown>) => Promise<unknown> };
+  const [query, tx] = [db.query.bind(db), db.tx.bind(db)];
+  let count = 0;
+  db.query = (...a) => (count++, query(...a));
+  const counted = (q: object): object =>
+    new Proxy(q, {
+      get: (t, k): unknown => {
+        if (k !== 'query') return Reflect.get(t, k);
+        const inner = t as { query: (...x: unknown[]) => unknown };
+        return (...a: unknown[]) => (count++, inner.query(...a));
+      },
+    });
+  db.tx = (fn) => ((count += 2), tx((q) => fn(counted(q as object))));
+  for (const p of prepared) await call(`${url}/api/v1/route/execute`, p.body).then(check(200));
+  db.query = query;
+  db.tx = tx;
+  return count / n;
+}
+
+const rows: Row[] = [];
+const added: string[] = [];
+for (const lane of LANES) {
+  added.push(`${lane}: ${fmt(await statementsPer(lane, 20), 1)} SQL statements per execution`);
+  const prepared = await prepare(lane, OPS + SERIAL);
+  const direct = (p: Prepared) => call(sellerUrl, JSON.stringify({ question: 1 }), { 'payment-signature': p.header }).then(check(200));
+  const routed = (p: Prepared) => call(`${url}/api/v1/route/execute`, p.body).then(check(200));
+  rows.push(await measure(`${lane}: direct call to the seller`, OPS, CONC, (i) => direct(prepared[i]!)));
+  rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!)));
+  const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, 1, (i) => direct(prepared[OPS + i]!));
+  const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!));
+  rows.push(d1, r1);
+  added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time)`);
+}
+
+process.stdout.write(`\n| measurement | ops/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|\n`);
+for (const x of rows) process.stdout.write(`| ${x.name} | ${fmt(x.r.rate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(x.cpuMs, 3)} | ${fmt(x.busy * 100)} % |\n`);
+process.stdout.write(`\n${added.join('\n')}\n`);
+market.stop();
+await app.close();
+agent.destroy();
+seller.closeAllConnections();
+seller.close();
+await devnet?.close();
+await backend.close();
