@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import { MARKET_FEE_BPS, MARKET_LANES, parseAtomicDecimal } from '../../machines/money/market.ts';
 import { legRequirement } from '../../runtime/market/requirements.ts';
-import { sendJson } from '../http/reply.ts';
+import type { SearchHit } from '../../runtime/market/search-index.ts';
+import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
 import type { MarketDeps } from './deps.ts';
 import { parseQuery } from './query.ts';
@@ -53,11 +54,34 @@ export function bazaarItem(r: ListingRecord, base: string) {
   };
 }
 
+/** A record's JSON without its closing brace, written once per version of the record. */
+const recordJson = new WeakMap<ListingRecord, string>();
+function openRecordJson(r: ListingRecord): string {
+  let j = recordJson.get(r);
+  if (j === undefined) recordJson.set(r, (j = JSON.stringify(r).slice(0, -1)));
+  return j;
+}
+
+/**
+ * The body of a search answer: the index keeps an answer (the same array) until a listing
+ * changes, so its bytes are kept with it; a new answer joins its records' kept JSON.
+ * One more hit than the page is asked for, to tell `has_more`.
+ */
+const bodies = new WeakMap<readonly SearchHit[], string>();
+function searchBody(hits: readonly SearchHit[], limit: number): string {
+  let body = bodies.get(hits);
+  if (body === undefined) {
+    const data = hits.slice(0, limit).map((h) => `${openRecordJson(h.record)},"relevance":${JSON.stringify(h.score)}}`);
+    bodies.set(hits, (body = `{"object":"list","data":[${data.join(',')}],"has_more":${hits.length > limit}}`));
+  }
+  return body;
+}
+
 const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
   app.get('/api/v1/search', async (req, reply) => {
     const q = parseQuery(searchQuery, req.query);
-    const hits = deps.index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit });
-    sendJson(reply, 200, { object: 'list', data: hits.map((h) => ({ ...h.record, relevance: h.score })), has_more: false });
+    const hits = deps.index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 });
+    void reply.code(200).type(JSON_TYPE).send(searchBody(hits, q.limit));
   });
 
   app.get('/.well-known/x402-marketplace', async (req, reply) => {

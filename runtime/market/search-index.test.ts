@@ -1,36 +1,133 @@
-/** The search index's kept answers: a listing's change is seen by the next search, an unchanged catch-up keeps them. */
+/**
+ * The search index (DESIGN §5 "Discovery", ADR 0035): its ranking is MiniSearch's own OR
+ * ranking over name, description, category and tags, whatever its kept results; the page is
+ * the head of the full ranking; a listing's change is seen by the very next search.
+ */
+import fc from 'fast-check';
+import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import type { ListingContext } from '../../machines/listing/context.ts';
 import { listingRecord, type ListingRecord } from '../../machines/listing/view.ts';
-import { SearchIndex } from './search-index.ts';
+import { SEARCH_FIELDS, SearchIndex, wordOptions, type SearchQuery } from './search-index.ts';
 import type { Listings } from './listings.ts';
 
-function record(name: string, sellerAtomic: number, id = 'res_01'): ListingRecord {
+interface Text {
+  name: string;
+  description?: string;
+  category?: string;
+  tags?: string[];
+}
+
+function record(text: Text, sellerAtomic: number, id = 'res_01', asset: 'USDC' | 'ANM' = 'USDC'): ListingRecord {
   const ctx = {
-    resource_id: id, provider_id: 'prov_01', name, description: '', category: '', tags: [], endpoint: 'https://s.example/a', method: 'GET', model: 'per_call',
-    assets: [{ asset: 'USDC', pay_to: '0x0000000000000000000000000000000000000001', seller_price_atomic: String(sellerAtomic) }],
+    resource_id: id, provider_id: 'prov_01', description: '', category: '', tags: [], ...text, endpoint: `https://s.example/${id}`, method: 'GET', model: 'per_call',
+    assets: [{ asset, pay_to: asset === 'USDC' ? '0x0000000000000000000000000000000000000001' : 'anm1seller', seller_price_atomic: String(sellerAtomic) }],
     documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null, created_at: 0, scans: [], transactions: 0,
   } as unknown as ListingContext;
   return listingRecord(ctx, 'unverified');
 }
 
-describe('SearchIndex answers', () => {
+const ids = (hits: readonly { record: ListingRecord }[]) => hits.map((h) => h.record.resource_id);
+
+/** MiniSearch itself, with the same per-word options, over the same listings. */
+function reference(records: ListingRecord[]) {
+  const mini = new MiniSearch({ fields: SEARCH_FIELDS, idField: 'id' });
+  mini.addAll(records.map((r) => ({ id: r.resource_id, name: r.name, description: r.description, category: r.category, tags: r.tags.join(' ') })));
+  return (capability: string) =>
+    mini.search(capability, { ...wordOptions('x'), prefix: (t) => wordOptions(t).prefix === true, fuzzy: (t) => wordOptions(t).fuzzy ?? false }).map((h) => ({ id: String(h.id), score: h.score }));
+}
+
+const VOCAB = ['weather', 'wether', 'weathers', 'forecast', 'translate', 'translation', 'geo', 'geocode', 'ai', 'a', 'news', 'new', '7', '17', '170', 'ocr', 'storm'];
+const word = fc.constantFrom(...VOCAB);
+const phrase = fc.array(word, { minLength: 0, maxLength: 4 }).map((w) => w.join(' '));
+const listing = fc.record({ name: phrase, description: phrase, category: word, tags: fc.array(word, { maxLength: 3 }), price: fc.integer({ min: 1, max: 40_000 }), anm: fc.boolean() });
+const query = fc.array(fc.oneof(word, word.map((w) => w.toUpperCase()), fc.constantFrom('weathr', 'transl', 'zzz', 'Weather,', '1')), { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
+
+describe('SearchIndex ranking', () => {
+  it("ranks as MiniSearch's OR query does (scores, order), and a page is the head of the whole ranking under the filters", () => {
+    fc.assert(
+      fc.property(fc.array(listing, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), fc.constantFrom(1, 3, 0), (ls, qs, limit) => {
+        const records = ls.map((l, i) => record({ name: l.name, description: l.description, category: l.category, tags: l.tags }, l.price, `res_${i}`, l.anm ? 'ANM' : 'USDC'));
+        const idx = new SearchIndex({} as Listings);
+        for (const r of records) idx.upsert(r);
+        const ref = reference(records);
+        for (const capability of qs) {
+          const want = ref(capability);
+          const got = idx.search({ capability });
+          expect(ids(got).sort()).toEqual(want.map((w) => w.id).sort());
+          const byId = new Map(want.map((w) => [w.id, w.score]));
+          for (const h of got) expect(h.score).toBeCloseTo(byId.get(h.record.resource_id)!, 9);
+          for (let i = 1; i < got.length; i++) expect(got[i - 1]!.score).toBeGreaterThanOrEqual(got[i]!.score);
+          // Filters and the page: the head of the full ranking's passing hits.
+          const q: SearchQuery = { capability, maxPrice: '0.0201', asset: 'USDC' };
+          const passing = got.filter((h) => h.record.pricing.asset === 'USDC' && BigInt(h.record.pricing.total_price_atomic) <= 20_100n);
+          expect(ids(idx.search({ ...q, limit }))).toEqual(ids(limit ? passing.slice(0, limit) : passing));
+        }
+      }),
+      { numRuns: 150, examples: [[[{ name: 'weather 17', description: 'storm', category: 'geo', tags: ['ai'], price: 20_000, anm: false }, { name: 'wether', description: 'weather weather', category: 'weather', tags: [], price: 10, anm: false }], ['weather 17 weather'], 1]] },
+    );
+  });
+
+  it('a word of one character is not a prefix and a number has no typos; a word with letters has both', () => {
+    const idx = new SearchIndex({} as Listings);
+    idx.upsert(record({ name: '170 alerts' }, 1, 'res_a'));
+    idx.upsert(record({ name: 'weather' }, 1, 'res_b'));
+    expect(ids(idx.search({ capability: '1' }))).toEqual([]);
+    expect(ids(idx.search({ capability: '17' }))).toEqual(['res_a']);
+    expect(ids(idx.search({ capability: '171' }))).toEqual([]);
+    expect(ids(idx.search({ capability: 'wether' }))).toEqual(['res_b']);
+  });
+});
+
+describe('SearchIndex kept answers', () => {
   it('a new or changed listing is seen by the very next search; an unchanged one keeps the kept answer', () => {
     const idx = new SearchIndex({} as Listings);
     expect(idx.search({ capability: 'geocode', maxPrice: '0.02' })).toEqual([]);
-    idx.upsert(record('geocode service', 10_000));
+    idx.upsert(record({ name: 'geocode service' }, 10_000));
     const first = idx.search({ capability: 'geocode', maxPrice: '0.02' });
-    expect(first.map((h) => h.record.resource_id)).toEqual(['res_01']);
-    idx.upsert(record('geocode service', 10_000));
+    expect(ids(first)).toEqual(['res_01']);
+    idx.upsert(record({ name: 'geocode service' }, 10_000));
     expect(idx.search({ capability: 'geocode', maxPrice: '0.02' })).toBe(first);
+    // The same question asked in other words is the same answer.
+    expect(idx.search({ capability: '  GEOCODE ', maxPrice: '0.020' })).toBe(first);
     // Seller price 0.02 → total 0.0201: over the ceiling now.
-    idx.upsert(record('geocode service', 20_000));
+    idx.upsert(record({ name: 'geocode service' }, 20_000));
     expect(idx.search({ capability: 'geocode', maxPrice: '0.02' })).toEqual([]);
     expect(idx.search({ capability: 'geocode', maxPrice: '0.0201' })).toHaveLength(1);
     // A ceiling with more places than USDC has meets nothing; the limit stops early.
     expect(idx.search({ capability: 'geocode', maxPrice: '0.0201001' })).toEqual([]);
-    idx.upsert(record('geocode two', 1, 'res_02'));
+    idx.upsert(record({ name: 'geocode two' }, 1, 'res_02'));
     expect(idx.search({ capability: 'geocode', limit: 1 })).toHaveLength(1);
     expect(idx.search({ capability: 'geocode' })).toHaveLength(2);
   });
+
+  it("a listing's new words re-rank every kept word; a change that leaves the words gives the new record at the same score", () => {
+    const idx = new SearchIndex({} as Listings);
+    idx.upsert(record({ name: 'weather', tags: ['maps'] }, 100, 'res_a'));
+    idx.upsert(record({ name: 'maps', description: 'weather' }, 100, 'res_b'));
+    const before = idx.search({ capability: 'maps weather' });
+    expect(ids(before)).toEqual(['res_a', 'res_b']);
+    expect(ids(idx.search({ capability: 'storm' }))).toEqual([]);
+    // New words on res_b: it leads for both words now, and the kept "storm" hits are gone.
+    idx.upsert(record({ name: 'maps weather storm', tags: ['weather', 'maps'] }, 100, 'res_b'));
+    const after = idx.search({ capability: 'maps weather' });
+    expect(ids(after)).toEqual(['res_b', 'res_a']);
+    expect(ids(idx.search({ capability: 'storm' }))).toEqual(['res_b']);
+    expect(after).toEqual(new SearchIndexWith([record({ name: 'weather', tags: ['maps'] }, 100, 'res_a'), record({ name: 'maps weather storm', tags: ['weather', 'maps'] }, 100, 'res_b')]).search({ capability: 'maps weather' }));
+    // A new status (a scan) keeps the words: same scores, the new record.
+    const scanned = { ...record({ name: 'weather', tags: ['maps'] }, 100, 'res_a'), status: 'verified' as const };
+    idx.upsert(scanned);
+    const rescanned = idx.search({ capability: 'maps weather' });
+    expect(rescanned).not.toBe(after);
+    expect(rescanned.map((h) => h.score)).toEqual(after.map((h) => h.score));
+    expect(rescanned.find((h) => h.record.resource_id === 'res_a')?.record.status).toBe('verified');
+  });
 });
+
+/** A fresh index over the given listings: what a restarted process would answer. */
+class SearchIndexWith extends SearchIndex {
+  constructor(records: ListingRecord[]) {
+    super({} as Listings);
+    for (const r of records) this.upsert(r);
+  }
+}

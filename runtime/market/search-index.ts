@@ -3,14 +3,18 @@
  * ranked over name, description, category and tags with MiniSearch, then filtered by asset
  * and by the TOTAL price ceiling (marketplace.md "A price that is the max_price ceiling ... is
  * the TOTAL the buyer pays"). The index lives in memory and catches up from the listing
- * actors' rows, so every marketplace process answers from the same state. Answers are kept
- * (least recently used first out) until a listing changes: agents ask the same capabilities
- * over and over, and ranking every matching listing costs far more than a lookup.
+ * actors' rows, so every marketplace process answers from the same state.
+ *
+ * Two layers of kept results (ADR 0035): each word's ranked hits, until a listing's words
+ * change (a word's score depends on every listing's words); and each whole answer, until any
+ * listing changes. A query never seen before but made of known words is a merge of kept
+ * hits, not a MiniSearch pass over every listing a common word matches.
  */
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchOptions } from 'minisearch';
 import { parseAtomicDecimal, type MarketAsset } from '../../machines/money/market.ts';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { Listings } from './listings.ts';
+import { Ranker, termHits, type TermHits } from './search-rank.ts';
 
 interface Doc {
   id: string;
@@ -34,32 +38,75 @@ export interface SearchHit {
 }
 
 const BOOST = { name: 3, tags: 2, category: 2, description: 1 };
-const CACHE_MAX = 1024;
+const ANSWERS_MAX = 1024;
+/** Word hits kept, counted in listings (12 bytes each): a bound on memory, not on words. */
+const WORD_HITS_MAX = 2_000_000;
+
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+const processTerm = MiniSearch.getDefault('processTerm') as (term: string) => string | string[] | null | undefined | false;
+
+/** A capability's words as the index holds them: split on spaces and punctuation, lower case. */
+export function queryWords(capability: string): string[] {
+  return tokenize(capability).flatMap((t) => {
+    const p = processTerm(t);
+    return Array.isArray(p) ? p : p ? [p] : [];
+  });
+}
+
+/**
+ * How one word matches: exact, plus prefix from two characters (a one-character prefix
+ * matches a good part of any vocabulary and means nothing), plus typos (MiniSearch's 0.2:
+ * one edit from three characters, two from eight) only for words with a letter: a number one
+ * digit away is another number, not a typo, and numbers are where the typo search is dearest.
+ */
+export function wordOptions(word: string): SearchOptions {
+  return { boost: BOOST, prefix: word.length >= 2, fuzzy: /\p{L}/u.test(word) ? 0.2 : false, combineWith: 'OR' };
+}
+
+export const SEARCH_FIELDS = ['name', 'description', 'category', 'tags'];
 
 export class SearchIndex {
-  private readonly mini = new MiniSearch<Doc>({ fields: ['name', 'description', 'category', 'tags'], idField: 'id' });
-  private readonly records = new Map<string, ListingRecord>();
+  private readonly mini = new MiniSearch<Doc>({ fields: SEARCH_FIELDS, idField: 'id' });
+  /** Listings by slot, in the order first seen; a slot is kept when a listing changes. */
+  private readonly slotOf = new Map<string, number>();
+  private readonly records: ListingRecord[] = [];
+  private readonly texts: string[] = [];
   /** Each listing's total per asset, as bigint: the ceiling is compared without parsing per hit. */
-  private readonly totals = new Map<string, Array<{ asset: MarketAsset; total: bigint }>>();
+  private readonly totals: Array<Array<{ asset: MarketAsset; total: bigint }>> = [];
+  private readonly words = new Map<string, TermHits>();
+  private wordHitsHeld = 0;
   private readonly answers = new Map<string, readonly SearchHit[]>();
+  private readonly ranker = new Ranker();
   private since: Date | null = null;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly listings: Listings) {}
 
   upsert(r: ListingRecord): void {
-    const prev = this.records.get(r.resource_id);
-    // The catch-up reads the newest listing again on every turn: an unchanged one keeps the answers.
-    if (prev && JSON.stringify(prev) === JSON.stringify(r)) return;
-    if (this.mini.has(r.resource_id)) this.mini.discard(r.resource_id);
-    this.mini.add({ id: r.resource_id, name: r.name, description: r.description, category: r.category, tags: r.tags.join(' ') });
-    this.records.set(r.resource_id, r);
-    this.totals.set(r.resource_id, r.accepted_assets.map((a) => ({ asset: a.asset, total: BigInt(a.total_price_atomic) })));
+    let slot = this.slotOf.get(r.resource_id);
+    // The catch-up reads the newest listing again on every turn: an unchanged one keeps everything.
+    if (slot !== undefined && JSON.stringify(this.records[slot]) === JSON.stringify(r)) return;
+    const doc = { id: r.resource_id, name: r.name, description: r.description, category: r.category, tags: r.tags.join(' ') };
+    const text = JSON.stringify([doc.name, doc.description, doc.category, doc.tags]);
+    if (slot === undefined) {
+      slot = this.records.length;
+      this.slotOf.set(r.resource_id, slot);
+    }
+    if (this.texts[slot] !== text) {
+      // A scan or a sale leaves the words alone; only new words re-rank (BM25 weighs every listing's).
+      if (this.mini.has(r.resource_id)) this.mini.discard(r.resource_id);
+      this.mini.add(doc);
+      this.texts[slot] = text;
+      this.words.clear();
+      this.wordHitsHeld = 0;
+    }
+    this.records[slot] = r;
+    this.totals[slot] = r.accepted_assets.map((a) => ({ asset: a.asset, total: BigInt(a.total_price_atomic) }));
     this.answers.clear();
   }
 
   get size(): number {
-    return this.records.size;
+    return this.records.length;
   }
 
   /** Reads the listings changed since the last catch-up (all of them the first time). */
@@ -83,40 +130,66 @@ export class SearchIndex {
     this.timer = undefined;
   }
 
-  /** Ranked hits under the ceilings; the array is shared with later callers, never to be changed. */
+  /**
+   * Ranked hits under the ceilings, best first (equal scores: the listing seen first). The
+   * array is shared with later callers until a listing changes, never to be changed; its
+   * identity may key what a caller derives from it.
+   */
   search(q: SearchQuery): readonly SearchHit[] {
-    const key = JSON.stringify([q.capability?.trim() ?? '', q.maxPrice ?? null, q.asset ?? null, q.limit ?? 0]);
+    const words = q.capability?.trim() ? queryWords(q.capability) : null;
+    const ceilings = ceilingsOf(q.maxPrice);
+    const key = JSON.stringify([words, ceilings && [String(ceilings.USDC), String(ceilings.ANM)], q.asset ?? null, q.limit ?? 0]);
     const kept = this.answers.get(key);
     if (kept) {
       this.answers.delete(key);
       this.answers.set(key, kept);
       return kept;
     }
-    const hits = this.rank(q);
-    if (this.answers.size >= CACHE_MAX) this.answers.delete(this.answers.keys().next().value!);
+    const hits = this.rank(words, ceilings, q.asset, q.limit ?? 0);
+    if (this.answers.size >= ANSWERS_MAX) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, hits);
     return hits;
   }
 
-  private rank(q: SearchQuery): SearchHit[] {
-    const words = q.capability?.trim() ?? '';
-    const ranked: Iterable<{ id: string; score: number }> = words
-      ? this.mini.search(words, { boost: BOOST, prefix: true, fuzzy: 0.2, combineWith: 'OR' }).map((h) => ({ id: String(h.id), score: h.score }))
-      : [...this.records.keys()].map((id) => ({ id, score: 0 }));
-    const ceilings = ceilingsOf(q.maxPrice);
+  private rank(words: string[] | null, ceilings: Ceilings | null, asset: MarketAsset | undefined, limit: number): SearchHit[] {
+    const passes = (slot: number): boolean =>
+      this.totals[slot]!.some((t) => (!asset || t.asset === asset) && (ceilings === null || (ceilings[t.asset] !== null && t.total <= ceilings[t.asset]!)));
     const out: SearchHit[] = [];
-    for (const h of ranked) {
-      const record = this.records.get(h.id);
-      const totals = this.totals.get(h.id);
-      if (!record || !totals || !totals.some((t) => (!q.asset || t.asset === q.asset) && (ceilings === null || (ceilings[t.asset] !== null && t.total <= ceilings[t.asset]!)))) continue;
-      out.push({ record, score: h.score });
-      if (q.limit && out.length >= q.limit) break;
+    if (words === null) {
+      for (let s = 0; s < this.records.length && (!limit || out.length < limit); s++) if (passes(s)) out.push({ record: this.records[s]!, score: 0 });
+      return out;
     }
+    const times = new Map<string, number>();
+    for (const w of words) times.set(w, (times.get(w) ?? 0) + 1);
+    const matched = [...times].map(([w, n]) => ({ hits: this.hitsOf(w), times: n })).filter((m) => m.hits.slots.length > 0);
+    if (!matched.length) return out;
+    for (const r of this.ranker.rank(matched, this.records.length, limit, passes)) out.push({ record: this.records[r.slot]!, score: r.score });
     return out;
+  }
+
+  /** One word's hits over every listing, kept until a listing's words change. */
+  private hitsOf(word: string): TermHits {
+    const kept = this.words.get(word);
+    if (kept) {
+      this.words.delete(word);
+      this.words.set(word, kept);
+      return kept;
+    }
+    const hits = termHits(this.mini.search(word, wordOptions(word)).map((h) => ({ slot: this.slotOf.get(String(h.id))!, score: h.score })));
+    this.words.set(word, hits);
+    this.wordHitsHeld += hits.slots.length;
+    for (const [w, h] of this.words) {
+      if (this.wordHitsHeld <= WORD_HITS_MAX || w === word) break;
+      this.words.delete(w);
+      this.wordHitsHeld -= h.slots.length;
+    }
+    return hits;
   }
 }
 
+type Ceilings = Record<MarketAsset, bigint | null>;
+
 /** The ceiling in each asset's atomic units (a decimal with more places than an asset has is no ceiling it can meet), or null for none. */
-function ceilingsOf(maxPrice: string | undefined): Record<MarketAsset, bigint | null> | null {
+function ceilingsOf(maxPrice: string | undefined): Ceilings | null {
   return maxPrice === undefined ? null : { USDC: parseAtomicDecimal('USDC', maxPrice), ANM: parseAtomicDecimal('ANM', maxPrice) };
 }

@@ -46,6 +46,14 @@ describe('GET /api/v1/search (marketplace.md:91, DESIGN §5 Discovery)', () => {
     expect(at.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([ids.weather]);
   });
 
+  it('limit pages the ranking; has_more says more matched', async () => {
+    const all = await h.req('GET', '/api/v1/search?capability=weather');
+    expect(all.json.has_more).toBe(false);
+    const one = await h.req('GET', '/api/v1/search?capability=weather&limit=1');
+    expect(one.json.data).toEqual([all.json.data[0]]);
+    expect(one.json.has_more).toBe(true);
+  });
+
   it('asset filters the lane', async () => {
     const anm = await h.req('GET', '/api/v1/search?capability=weather&asset=ANM');
     expect(anm.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([ids.weatherAnm]);
