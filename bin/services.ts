@@ -39,6 +39,7 @@ import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { openConfiguredUsdcLedger } from '../runtime/market/lanes/usdc-viem.ts';
+import { configuredUsdcToken } from '../runtime/market/lanes/usdc-ledger.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
@@ -220,6 +221,7 @@ async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRp
     startMarketplace({
       db,
       usdcLedger,
+      usdcToken: configuredUsdcToken(config),
       host: engine.host,
       listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },

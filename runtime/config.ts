@@ -47,7 +47,17 @@ export const configSchema = z.object({
   MARKETPLACE_FEE_ADDRESS_ANM: z.string().min(1).optional(),
   /** The USDC lane's ledger: `sim` (the embedded simulated EIP-3009 ledger) or `rpc` (an EVM chain through viem). */
   USDC_LANE: z.enum(['sim', 'rpc']).default('sim'),
-  /** EVM JSON-RPC of the chain the `rpc` USDC lane settles on (chain id 8453: the lane's network is eip155:8453). */
+  /**
+   * The USDC lane's network, CAIP-2 (`eip155:<chain id>`; default `eip155:8453`, Base): quotes,
+   * discovery and the facilitator name it, the EIP-712 domain takes its chain id, and with
+   * USDC_LANE=rpc the node at BASE_RPC_URL must serve that chain. Read as the chain id.
+   */
+  USDC_NETWORK: z
+    .string()
+    .regex(/^eip155:[1-9][0-9]{0,14}$/, 'an EVM network as CAIP-2, eip155:<chain id> (eip155:8453 for Base, eip155:84532 for Base Sepolia)')
+    .transform((s) => Number(s.slice('eip155:'.length)))
+    .optional(),
+  /** EVM JSON-RPC of the chain the `rpc` USDC lane settles on (the chain of USDC_NETWORK). */
   BASE_RPC_URL: z.string().url().optional(),
   /** Private key (0x + 64 hex) of the relayer that submits `transferWithAuthorization` and pays its gas. */
   USDC_RELAYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),

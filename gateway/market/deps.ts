@@ -6,6 +6,7 @@ import type { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
 import type { Purchases } from '../../runtime/market/purchases.ts';
 import type { SearchIndex } from '../../runtime/market/search-index.ts';
 import type { UsdcSimLedger } from '../../runtime/market/lanes/usdc-sim.ts';
+import type { UsdcLane } from '../../runtime/market/lanes/usdc-lane.ts';
 
 /** What the marketplace's HTTP app needs; the composition root builds it. */
 export interface MarketDeps {
@@ -15,6 +16,8 @@ export interface MarketDeps {
   executions: Executions;
   purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
+  /** The USDC lane's token and network, as configured: discovery documents name them. */
+  usdc: Pick<UsdcLane, 'token' | 'network'>;
   /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */
   feeAddresses: { USDC: string; ANM: string };
   /** Base URL used in discovery documents; derived from the request when absent. */

@@ -7,7 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import { MARKET_FEE_BPS, MARKET_LANES, parseAtomicDecimal } from '../../machines/money/market.ts';
-import { legRequirement } from '../../runtime/market/requirements.ts';
+import { DEFAULT_TIMEOUT_S, laneNetwork, legRequirement } from '../../runtime/market/requirements.ts';
+import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import type { SearchHit } from '../../runtime/market/search-index.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
@@ -37,13 +38,13 @@ const bazaarQuery = z.object({
   extensions: z.string().max(200).optional(),
 });
 
-/** One listing as an x402 Bazaar discovery item: the seller's own plain requirements. */
-export function bazaarItem(r: ListingRecord, base: string) {
+/** One listing as an x402 Bazaar discovery item: the seller's own plain requirements, in the lane's token. */
+export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
   return {
     resource: r.endpoint,
     type: 'http',
     x402Version: 2,
-    accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic))),
+    accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic), DEFAULT_TIMEOUT_S, token)),
     lastUpdated: new Date(r.created_at * 1000).toISOString(),
     description: r.description || r.name,
     serviceName: r.name,
@@ -94,10 +95,12 @@ const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) =
       fee_rule: 'ceil(seller_price * 50 / 10000), at least 1 atomic unit; total = seller_price + fee',
       lanes: (['USDC', 'ANM'] as const).map((a) => ({
         asset: a,
-        network: MARKET_LANES[a].network,
+        network: laneNetwork(a, deps.usdc.token),
         scheme: MARKET_LANES[a].scheme,
         leg_scheme: MARKET_LANES[a].legScheme,
         fee_address: deps.feeAddresses[a],
+        // The token legs are signed for: its contract and EIP-712 domain (USDC_TOKEN_*, USDC_NETWORK).
+        ...(a === 'USDC' && { token: { address: deps.usdc.token.address, name: deps.usdc.token.name, version: deps.usdc.token.version, chain_id: deps.usdc.token.chainId, decimals: 6 } }),
       })),
       endpoints: {
         resources: `${base}/api/v1/resources`,
@@ -118,7 +121,7 @@ const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) =
   app.get('/discovery/resources', async (req, reply) => {
     const q = parseQuery(bazaarQuery, req.query);
     const base = baseUrl(deps, req);
-    const items = q.type && q.type !== 'http' ? [] : deps.index.search({}).map((h) => bazaarItem(h.record, base));
+    const items = q.type && q.type !== 'http' ? [] : deps.index.search({}).map((h) => bazaarItem(h.record, base, deps.usdc.token));
     const matching = items.filter(
       (i) => (!q.network || i.accepts.some((a) => a.network === q.network)) && (!q.scheme || i.accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || i.accepts.some((a) => a.payTo === q.payTo)),
     );

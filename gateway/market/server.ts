@@ -9,7 +9,7 @@ import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
 import type { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
-import type { UsdcLedger } from '../../runtime/market/lanes/usdc-ledger.ts';
+import type { UsdcLedger, UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import { buildMarketApp } from './app.ts';
 
 export interface MarketEdge {
@@ -25,6 +25,8 @@ export interface MarketplaceOptions {
   feeAddresses?: { USDC?: string | undefined; ANM?: string | undefined };
   /** The USDC lane's ledger when not the embedded simulation (runtime/market/lanes/usdc-viem.ts). */
   usdcLedger?: UsdcLedger | undefined;
+  /** The configured USDC token and chain (USDC_TOKEN_*, USDC_NETWORK) the simulated ledger stands in for. */
+  usdcToken?: UsdcToken | undefined;
   publicBaseUrl?: string | undefined;
   /** JSON-RPC of the ANM node for `native:1`; without it ANM purchases are refused (`unsupported_scheme`). */
   anmRpcUrl?: string | undefined;
@@ -45,6 +47,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM },
     anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
+    usdcToken: o.usdcToken,
     forward: { allowPrivate: o.allowPrivateTargets ?? false },
   });
   await market.start();

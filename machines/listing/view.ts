@@ -1,17 +1,17 @@
-import { MARKET_FEE_BPS, MARKET_LANES, formatAtomic, priceSplit, type MarketAsset } from '../money/market.ts';
+import { DEFAULT_LANE_NETWORKS, MARKET_FEE_BPS, MARKET_LANES, formatAtomic, priceSplit, type LaneNetworks, type MarketAsset } from '../money/market.ts';
 import type { ListingContext } from './context.ts';
 import type { ListingAssetEntry } from './events.ts';
 
 export type ListingStatus = 'unverified' | 'verified' | 'degraded' | 'offline';
 
-/** marketplace.md "Pricing object", field for field, plus the lane and payee of the asset. */
-export function pricingOf(a: ListingAssetEntry) {
+/** marketplace.md "Pricing object", field for field, plus the lane and payee of the asset; `networks` as the marketplace is configured. */
+export function pricingOf(a: ListingAssetEntry, networks: LaneNetworks = DEFAULT_LANE_NETWORKS) {
   const asset: MarketAsset = a.asset;
   const s = priceSplit(asset, BigInt(a.seller_price_atomic));
   return {
     model: 'per_call' as const,
     asset,
-    network: MARKET_LANES[asset].network,
+    network: networks[asset],
     seller_price: formatAtomic(asset, s.seller),
     seller_price_atomic: s.seller.toString(),
     marketplace_fee: formatAtomic(asset, s.fee),
@@ -25,15 +25,15 @@ export function pricingOf(a: ListingAssetEntry) {
 export type Pricing = ReturnType<typeof pricingOf>;
 
 /** An accepted asset: its pricing, the split scheme that pays it, and the seller's payee. */
-export function acceptedAsset(a: ListingAssetEntry) {
-  return { ...pricingOf(a), scheme: MARKET_LANES[a.asset].scheme, pay_to: a.pay_to };
+export function acceptedAsset(a: ListingAssetEntry, networks: LaneNetworks = DEFAULT_LANE_NETWORKS) {
+  return { ...pricingOf(a, networks), scheme: MARKET_LANES[a.asset].scheme, pay_to: a.pay_to };
 }
 
 /** Label for fewer than five scan observations (DESIGN §5 "Scanner"). */
 export const INSUFFICIENT_DATA = 'insufficient_data';
 
 /** marketplace.md "Listing (resource record)": every field, with the types the table gives. */
-export function listingRecord(ctx: ListingContext, status: ListingStatus) {
+export function listingRecord(ctx: ListingContext, status: ListingStatus, networks: LaneNetworks = DEFAULT_LANE_NETWORKS) {
   const primary = ctx.assets[0];
   if (!primary) throw new RangeError(`listing ${ctx.resource_id} has no priced asset`);
   return {
@@ -45,8 +45,8 @@ export function listingRecord(ctx: ListingContext, status: ListingStatus) {
     tags: ctx.tags,
     endpoint: ctx.endpoint,
     method: ctx.method,
-    pricing: pricingOf(primary),
-    accepted_assets: ctx.assets.map(acceptedAsset),
+    pricing: pricingOf(primary, networks),
+    accepted_assets: ctx.assets.map((a) => acceptedAsset(a, networks)),
     status,
     x402_score: null as number | null,
     score_label: INSUFFICIENT_DATA,

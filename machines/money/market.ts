@@ -29,6 +29,16 @@ export const MARKET_LANES = {
   ANM: { network: 'native:1', scheme: 'exact-anm-split', legScheme: 'exact-anm' },
 } as const satisfies Record<MarketAsset, { network: string; scheme: string; legScheme: string }>;
 
+/** Each lane's network id: the USDC lane's is its token's chain (USDC_NETWORK), the ANM lane's is fixed. */
+export type LaneNetworks = Record<MarketAsset, string>;
+
+export const DEFAULT_LANE_NETWORKS: LaneNetworks = { USDC: MARKET_LANES.USDC.network, ANM: MARKET_LANES.ANM.network };
+
+/** The CAIP-2 id of an EVM chain, as x402 v2 names it. */
+export function evmNetwork(chainId: number): `eip155:${number}` {
+  return `eip155:${chainId}`;
+}
+
 export function isMarketAsset(s: unknown): s is MarketAsset {
   return s === 'USDC' || s === 'ANM';
 }

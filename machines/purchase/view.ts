@@ -1,15 +1,16 @@
-import { MARKET_LANES, formatAtomic } from '../money/market.ts';
+import { formatAtomic } from '../money/market.ts';
 import type { PurchaseContext } from './context.ts';
 
 export type PurchaseStatus = 'QUOTED' | 'VERIFIED' | 'EXECUTING' | 'SETTLED' | 'SELLER_FAILED' | 'EXPIRED' | 'FEE_FAILED';
 export const TERMINAL: readonly string[] = ['SETTLED', 'SELLER_FAILED', 'EXPIRED', 'FEE_FAILED'];
 
 /** The price split of a quote, atomic and decimal (DESIGN §5 "Quote"). */
-export function priceSplitView(ctx: Pick<PurchaseContext, 'asset' | 'seller' | 'fee' | 'total' | 'fee_bps'>) {
+export function priceSplitView(ctx: Pick<PurchaseContext, 'asset' | 'network' | 'seller' | 'fee' | 'total' | 'fee_bps'>) {
   const f = (s: string) => formatAtomic(ctx.asset, BigInt(s));
   return {
     asset: ctx.asset,
-    network: MARKET_LANES[ctx.asset].network,
+    // The lane's network when quoted (USDC_NETWORK may name another chain than the default).
+    network: ctx.network,
     seller_price: f(ctx.seller.amount),
     seller_price_atomic: ctx.seller.amount,
     marketplace_fee: f(ctx.fee.amount),

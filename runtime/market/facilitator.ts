@@ -5,14 +5,13 @@
  * Settlement is idempotent per nonce: the same authorization settles once and is then
  * answered with its transaction.
  */
-import { MARKET_LANES } from '../../machines/money/market.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import { decodeLeg } from './leg-codec.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import { AnmFacilitator, ANM_KIND } from './facilitator-anm.ts';
+import { fromV1Network, v1NetworkName } from './requirements.ts';
 
-const NETWORK = MARKET_LANES.USDC.network;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface Requirement {
@@ -29,7 +28,7 @@ export function requirementOf(r: unknown): Requirement | null {
   if (!isObject(r) || typeof r.scheme !== 'string' || typeof r.payTo !== 'string') return null;
   const amount = typeof r.amount === 'string' ? r.amount : r.maxAmountRequired;
   if (typeof amount !== 'string' || !/^[0-9]{1,78}$/.test(amount)) return null;
-  const network = r.network === 'base' ? NETWORK : r.network;
+  const network = fromV1Network(r.network);
   const reference = isObject(r.extra) && typeof r.extra.reference === 'string' ? r.extra.reference : undefined;
   return typeof network === 'string' ? { scheme: r.scheme, network, payTo: r.payTo, amount: BigInt(amount), reference } : null;
 }
@@ -60,11 +59,18 @@ export class Facilitator {
     this.anm = anm ? new AnmFacilitator(anm) : null;
   }
 
+  /**
+   * `extra` names the lane's token and EIP-712 domain (the SDK's schema allows it on a kind),
+   * so a seller can see which token this facilitator settles before pricing in it.
+   */
   supported() {
+    const t = this.usdc.token;
+    const extra = { asset: t.address, name: t.name, version: t.version, chainId: t.chainId };
+    const v1 = v1NetworkName(t);
     return {
       kinds: [
-        { x402Version: 2, scheme: 'exact', network: NETWORK },
-        { x402Version: 1, scheme: 'exact', network: 'base' },
+        { x402Version: 2, scheme: 'exact', network: this.usdc.network, extra },
+        ...(v1 ? [{ x402Version: 1, scheme: 'exact', network: v1, extra }] : []),
         ...(this.anm ? [ANM_KIND] : []),
       ],
       extensions: [],
@@ -83,8 +89,8 @@ export class Facilitator {
     const req = requirementOf(body.paymentRequirements);
     const leg = decodeLeg(body.paymentPayload, this.usdc.token);
     if (!req || !leg) return { ok: false, reason: 'invalid_payload', message: 'paymentPayload and paymentRequirements are required' };
-    if (req.scheme !== 'exact' || leg.accepted?.scheme !== 'exact') return { ok: false, reason: 'unsupported_scheme', message: 'only exact on eip155:8453 is served' };
-    if (req.network !== NETWORK) return { ok: false, reason: 'invalid_exact_evm_network_mismatch', message: `network must be ${NETWORK}` };
+    if (req.scheme !== 'exact' || leg.accepted?.scheme !== 'exact') return { ok: false, reason: 'unsupported_scheme', message: `only exact on ${this.usdc.network} is served` };
+    if (req.network !== this.usdc.network) return { ok: false, reason: 'invalid_exact_evm_network_mismatch', message: `network must be ${this.usdc.network}` };
     const c = await this.usdc.verify(leg.accepted, leg.payload, { payTo: req.payTo, amount: req.amount }, { allowUsedNonce });
     return c.ok ? { ok: true, payer: c.payer, payload: c.payload } : c;
   }
@@ -100,10 +106,10 @@ export class Facilitator {
     const anm = this.anmFor(body);
     if (anm) return anm.settle(body as Record<string, unknown>);
     const c = await this.check(body, true);
-    if (!c.ok) return { success: false, errorReason: c.reason, errorMessage: c.message, transaction: '', network: NETWORK };
+    if (!c.ok) return { success: false, errorReason: c.reason, errorMessage: c.message, transaction: '', network: this.usdc.network };
     const r = await this.usdc.settle(c.payload);
     return r.ok
-      ? { success: true, payer: c.payer, transaction: r.tx, network: NETWORK }
-      : { success: false, errorReason: r.reason, ...(r.message ? { errorMessage: r.message } : {}), payer: c.payer, transaction: '', network: NETWORK };
+      ? { success: true, payer: c.payer, transaction: r.tx, network: this.usdc.network }
+      : { success: false, errorReason: r.reason, ...(r.message ? { errorMessage: r.message } : {}), payer: c.payer, transaction: '', network: this.usdc.network };
   }
 }

@@ -3,7 +3,7 @@
  * search index, the USDC lane (on the simulated EIP-3009 ledger unless another ledger, such
  * as the viem JSON-RPC one, is given), purchases and the facilitator. The gateway's `buildMarketApp` takes what this returns.
  */
-import type { MarketAsset } from '../../machines/money/market.ts';
+import { MARKET_LANES, type MarketAsset } from '../../machines/money/market.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
 import { Executions } from './executions.ts';
@@ -11,7 +11,7 @@ import { Facilitator } from './facilitator.ts';
 import type { ForwardOptions } from './forward.ts';
 import { UsdcLane } from './lanes/usdc-lane.ts';
 import { AnmLane, type AnmNode } from './lanes/anm-lane.ts';
-import type { UsdcLedger } from './lanes/usdc-ledger.ts';
+import type { UsdcLedger, UsdcToken } from './lanes/usdc-ledger.ts';
 import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
 import { PurchaseKeys } from './purchase-keys.ts';
@@ -50,12 +50,20 @@ export interface AnmLaneOptions {
   inclusionWaitMs?: number;
 }
 
-export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger; forward?: ForwardOptions }): MarketServices {
+/**
+ * `usdcToken`: the token the simulated ledger stands in for (its chain is the USDC lane's
+ * network); a given `usdcLedger` brings its own.
+ */
+export function openMarket(
+  db: Db,
+  host: ActorHost,
+  opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger; usdcToken?: UsdcToken | undefined; forward?: ForwardOptions },
+): MarketServices {
   const clock = opts.clock ?? Date.now;
-  const listings = new Listings(db, host, clock);
-  const index = new SearchIndex(listings);
-  const ledger = new UsdcSimLedger(db);
+  const ledger = new UsdcSimLedger(db, opts.usdcToken);
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
+  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network });
+  const index = new SearchIndex(listings);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   const purchaseKeys = new PurchaseKeys(db);

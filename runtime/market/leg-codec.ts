@@ -7,7 +7,7 @@ import { USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
 import { strictBase64 } from '../strict-base64.ts';
 import { parseStrictJsonBytes } from '../strict-json.ts';
 import type { UsdcToken } from './lanes/usdc-ledger.ts';
-import { DEFAULT_TIMEOUT_S, legRequirement } from './requirements.ts';
+import { DEFAULT_TIMEOUT_S, fromV1Network, legRequirement, v1NetworkName } from './requirements.ts';
 
 export interface DecodedLeg {
   x402Version: number;
@@ -34,7 +34,7 @@ export function decodeLeg(raw: unknown, token: UsdcToken = USDC_TOKEN): DecodedL
   if (!isObject(v)) return null;
   if (v.x402Version === 2 && isObject(v.accepted)) return { x402Version: 2, accepted: v.accepted, payload: v.payload };
   if (v.x402Version === 1 && typeof v.scheme === 'string') {
-    const network = v.network === 'base' ? 'eip155:8453' : v.network;
+    const network = fromV1Network(v.network);
     return { x402Version: 1, accepted: { scheme: v.scheme, network, asset: token.address }, payload: v.payload };
   }
   return null;
@@ -44,15 +44,16 @@ const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v), 'utf8').toStr
 
 /**
  * The seller leg as a standalone payment (`exact` on USDC, `exact-anm` with its reference on
- * ANM), for either x402 version of the seller; x402 v1 has no name for `native:1`, so an ANM
- * leg has no v1 header.
+ * ANM), for either x402 version of the seller; x402 v1 has no name for `native:1` (nor for
+ * EVM chains other than Base and Base Sepolia), so such a leg has no v1 header.
  */
 export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }, token: UsdcToken = USDC_TOKEN) {
   const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
+  const v1 = v1NetworkName(token);
   if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
   return {
     header: 'PAYMENT-SIGNATURE',
     value: b64({ x402Version: 2, accepted, payload }),
-    v1: asset === 'USDC' ? { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: 'base', payload }) } : null,
+    v1: asset === 'USDC' && v1 ? { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: v1, payload }) } : null,
   };
 }

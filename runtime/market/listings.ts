@@ -8,6 +8,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ListingContext } from '../../machines/listing/context.ts';
 import type { ListingEvent } from '../../machines/listing/events.ts';
 import { listingRecord, type ListingRecord, type ListingStatus } from '../../machines/listing/view.ts';
+import { DEFAULT_LANE_NETWORKS, type LaneNetworks } from '../../machines/money/market.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
@@ -23,8 +24,8 @@ interface Row {
   snapshot: PersistedSnapshot;
 }
 
-export function recordOf(row: Row): ListingRecord {
-  return listingRecord(row.snapshot.context as ListingContext, row.state as ListingStatus);
+export function recordOf(row: Row, networks: LaneNetworks = DEFAULT_LANE_NETWORKS): ListingRecord {
+  return listingRecord(row.snapshot.context as ListingContext, row.state as ListingStatus, networks);
 }
 
 export interface Registered {
@@ -37,7 +38,11 @@ export class Listings {
     private readonly db: Db,
     private readonly host: ActorHost,
     private readonly clock: () => number = Date.now,
+    /** Each lane's network as configured: records name it in `pricing`. */
+    private readonly networks: LaneNetworks = DEFAULT_LANE_NETWORKS,
   ) {}
+
+  private readonly recordOf = (row: Row): ListingRecord => recordOf(row, this.networks);
 
   /** Registers or (same key) updates a listing from a seller's signed body. */
   async register(raw: unknown): Promise<Registered> {
@@ -73,16 +78,16 @@ export class Listings {
     const target = { kind: LISTING_KIND, id: resourceId };
     const at = this.clock();
     const first = await this.host.apply(target, { type: 'listing.register', id: `register:${digest}`, at, ...fields } satisfies ListingEvent);
-    if (first.outcome === 'applied' || first.outcome === 'duplicate') return { record: recordOf({ id: resourceId, ...first, state: first.status }), created: first.outcome === 'applied' };
+    if (first.outcome === 'applied' || first.outcome === 'duplicate') return { record: this.recordOf({ id: resourceId, ...first, state: first.status }), created: first.outcome === 'applied' };
     const upd = await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent);
     if (upd.outcome === 'ignored') throw new MarketRefusal('forbidden', 'This listing is controlled by another key.');
-    return { record: recordOf({ id: resourceId, ...upd, state: upd.status }), created: false };
+    return { record: this.recordOf({ id: resourceId, ...upd, state: upd.status }), created: false };
   }
 
   async byId(id: string): Promise<ListingRecord | null> {
     const { rows } = await this.db.query<Row>(`SELECT id, state, snapshot FROM actors WHERE id = $1 AND kind = $2`, [id, LISTING_KIND]);
     const row = rows[0];
-    return row ? recordOf(row) : null;
+    return row ? this.recordOf(row) : null;
   }
 
   /** Oldest first by resource id, `limit + 1` rows read so the caller can tell `has_more`. */
@@ -92,7 +97,7 @@ export class Listings {
       `SELECT id, state, snapshot FROM actors WHERE kind = $1 ${after ? 'AND id > $3' : ''} ORDER BY id LIMIT $2`,
       params,
     );
-    return { records: rows.slice(0, limit).map(recordOf), hasMore: rows.length > limit };
+    return { records: rows.slice(0, limit).map(this.recordOf), hasMore: rows.length > limit };
   }
 
   /** Listings changed after `since` (the search index's catch-up), with the newest change time. */
@@ -101,6 +106,6 @@ export class Listings {
       `SELECT id, state, snapshot, updated_at FROM actors WHERE kind = $1 AND ($2::timestamptz IS NULL OR updated_at >= $2) ORDER BY updated_at`,
       [LISTING_KIND, since],
     );
-    return { records: rows.map(recordOf), newest: rows.at(-1)?.updated_at ?? since };
+    return { records: rows.map(this.recordOf), newest: rows.at(-1)?.updated_at ?? since };
   }
 }

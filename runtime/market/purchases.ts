@@ -21,7 +21,7 @@ import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { decodeLeg, paymentHeaders } from './leg-codec.ts';
-import { assetId, DEFAULT_TIMEOUT_S, laneExtra, type PaymentRequirements } from './requirements.ts';
+import { assetId, DEFAULT_TIMEOUT_S, laneExtra, laneNetwork, type PaymentRequirements } from './requirements.ts';
 import type { SearchIndex } from './search-index.ts';
 
 export const PURCHASE_KIND = 'purchase';
@@ -81,7 +81,7 @@ export class Purchases {
       intent_id: intentId,
       resource_id: best.record.resource_id,
       asset: q.asset,
-      network: MARKET_LANES[q.asset].network,
+      network: laneNetwork(q.asset, this.deps.usdc.token),
       scheme: MARKET_LANES[q.asset].scheme,
       seller: { pay_to: accepted.pay_to, amount: split.seller.toString() },
       fee: { pay_to: this.deps.feeAddresses[q.asset], amount: split.fee.toString() },

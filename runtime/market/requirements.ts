@@ -2,7 +2,7 @@
  * x402 v2 PaymentRequirements of the marketplace's lanes, in the SDK's shape (`@x402/core`
  * types: scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra).
  */
-import { MARKET_LANES, USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
+import { MARKET_LANES, USDC_TOKEN, evmNetwork, type MarketAsset } from '../../machines/money/market.ts';
 import type { UsdcToken } from './lanes/usdc-ledger.ts';
 
 export interface PaymentRequirements {
@@ -22,6 +22,25 @@ export function assetId(asset: MarketAsset, token: UsdcToken = USDC_TOKEN): stri
   return asset === 'USDC' ? token.address : 'ANM';
 }
 
+/** The lane's network id: the USDC token's chain (`eip155:8453` unless USDC_NETWORK says otherwise), or `native:1`. */
+export function laneNetwork(asset: MarketAsset, token: UsdcToken = USDC_TOKEN): `${string}:${string}` {
+  return asset === 'USDC' ? evmNetwork(token.chainId) : MARKET_LANES.ANM.network;
+}
+
+/** x402 v1 names EVM networks by name, not CAIP-2: those the USDC lane may be on. */
+const V1_EVM_NETWORKS: Readonly<Record<string, number>> = { base: 8453, 'base-sepolia': 84532 };
+
+/** A v1 network name read as CAIP-2 (`base` → `eip155:8453`); anything else as it is. */
+export function fromV1Network(network: unknown): unknown {
+  const chainId = typeof network === 'string' && Object.hasOwn(V1_EVM_NETWORKS, network) ? V1_EVM_NETWORKS[network] : undefined;
+  return chainId === undefined ? network : evmNetwork(chainId);
+}
+
+/** The v1 name of the USDC lane's chain, or undefined when v1 has none for it (no v1 payments then). */
+export function v1NetworkName(token: UsdcToken = USDC_TOKEN): string | undefined {
+  return Object.keys(V1_EVM_NETWORKS).find((name) => V1_EVM_NETWORKS[name] === token.chainId);
+}
+
 /** EIP-712 domain hints the SDK's EVM schemes read from `extra`. */
 export function laneExtra(asset: MarketAsset, token: UsdcToken = USDC_TOKEN): Record<string, unknown> {
   return asset === 'USDC' ? { name: token.name, version: token.version } : {};
@@ -31,7 +50,7 @@ export function laneExtra(asset: MarketAsset, token: UsdcToken = USDC_TOKEN): Re
 export function legRequirement(asset: MarketAsset, payTo: string, amount: bigint, timeoutS = DEFAULT_TIMEOUT_S, token: UsdcToken = USDC_TOKEN): PaymentRequirements {
   return {
     scheme: MARKET_LANES[asset].legScheme,
-    network: MARKET_LANES[asset].network,
+    network: laneNetwork(asset, token),
     asset: assetId(asset, token),
     amount: amount.toString(),
     payTo,

@@ -34,7 +34,7 @@ function reference(records: ListingRecord[]) {
   const mini = new MiniSearch({ fields: SEARCH_FIELDS, idField: 'id' });
   mini.addAll(records.map((r) => ({ id: r.resource_id, name: r.name, description: r.description, category: r.category, tags: r.tags.join(' ') })));
   return (capability: string) =>
-    mini.search(capability, { ...wordOptions('x'), prefix: (t) => wordOptions(t).prefix === true, fuzzy: (t) => wordOptions(t).fuzzy ?? false }).map((h) => ({ id: String(h.id), score: h.score }));
+    mini.search(capability, { ...wordOptions('x'), prefix: (t) => wordOptions(t).prefix, fuzzy: (t) => wordOptions(t).fuzzy }).map((h) => ({ id: String(h.id), score: h.score }));
 }
 
 const VOCAB = ['weather', 'wether', 'weathers', 'forecast', 'translate', 'translation', 'geo', 'geocode', 'ai', 'a', 'news', 'new', '7', '17', '170', 'ocr', 'storm'];

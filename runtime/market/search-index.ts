@@ -59,7 +59,7 @@ export function queryWords(capability: string): string[] {
  * one edit from three characters, two from eight) only for words with a letter: a number one
  * digit away is another number, not a typo, and numbers are where the typo search is dearest.
  */
-export function wordOptions(word: string): SearchOptions {
+export function wordOptions(word: string): SearchOptions & { prefix: boolean; fuzzy: number | false } {
   return { boost: BOOST, prefix: word.length >= 2, fuzzy: /\p{L}/u.test(word) ? 0.2 : false, combineWith: 'OR' };
 }
 

@@ -30,10 +30,11 @@ export interface EvmLane {
   submit(payload: { signature: string; authorization: Authorization }): Promise<void>;
 }
 
-export function useEvmLane(): EvmLane {
+/** `chainId`: the node's chain (8453 unless a test puts the lane on another network). */
+export function useEvmLane(opts: { chainId?: number } = {}): EvmLane {
   const lane = { relayerKey: DEV_KEYS[1] } as EvmLane;
   beforeAll(async () => {
-    lane.node = await startEvmNode();
+    lane.node = await startEvmNode(opts);
     const chain = defineChain({ id: lane.node.chainId, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [lane.node.url] } } });
     lane.client = createPublicClient({ chain, transport: http(lane.node.url), pollingInterval: 50 });
     lane.wallet = createWalletClient({ chain, transport: http(lane.node.url), account: privateKeyToAccount(DEV_KEYS[0]!), pollingInterval: 50 });

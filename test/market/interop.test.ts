@@ -50,7 +50,9 @@ afterAll(async () => {
 describe('x402 interop (real packages, no mocks)', () => {
   it('/facilitator/supported names exact on eip155:8453 in the SDK shape', async () => {
     const r = await h.req('GET', '/facilitator/supported');
-    expect(r.json.kinds).toContainEqual({ x402Version: 2, scheme: 'exact', network: 'eip155:8453' });
+    const extra = { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', chainId: 8453 };
+    expect(r.json.kinds).toContainEqual({ x402Version: 2, scheme: 'exact', network: 'eip155:8453', extra });
+    expect(r.json.kinds).toContainEqual({ x402Version: 1, scheme: 'exact', network: 'base', extra });
   });
 
   it('@x402/fetch pays a stock @x402/express seller that settles through our facilitator', async () => {

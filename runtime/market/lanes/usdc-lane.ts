@@ -4,6 +4,7 @@
  * whose seller leg this was learns it was paid, whoever settled it.
  */
 import { MARKET_LANES } from '../../../machines/money/market.ts';
+import { laneNetwork } from '../requirements.ts';
 import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type ExactEvmPayload } from './eip3009.ts';
 import type { SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
@@ -36,6 +37,11 @@ export class UsdcLane {
     return this.ledger.token;
   }
 
+  /** The lane's CAIP-2 network: its token's chain. */
+  get network(): `${string}:${string}` {
+    return laneNetwork('USDC', this.ledger.token);
+  }
+
   onSettled(fn: SettledListener): void {
     this.listeners.push(fn);
   }
@@ -46,7 +52,7 @@ export class UsdcLane {
 
   /** Requirements, authorization, signature, then the ledger: nonce unused and balance enough. */
   async verify(accepted: Record<string, unknown> | undefined, rawPayload: unknown, e: LegExpectation, opts: { allowUsedNonce?: boolean } = {}): Promise<LegCheck> {
-    const expected = { scheme: MARKET_LANES.USDC.legScheme, network: MARKET_LANES.USDC.network, asset: this.token.address, payTo: e.payTo, amount: e.amount };
+    const expected = { scheme: MARKET_LANES.USDC.legScheme, network: this.network, asset: this.token.address, payTo: e.payTo, amount: e.amount };
     const accept = checkAccepted(accepted, expected);
     if (accept && !accept.ok) return accept;
     const payload = asExactEvmPayload(rawPayload);

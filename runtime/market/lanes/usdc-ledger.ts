@@ -4,6 +4,8 @@
  * one is any EVM JSON-RPC through viem (usdc-viem.ts). Signatures are checked by the lane
  * before a ledger is asked to settle.
  */
+import { USDC_TOKEN } from '../../../machines/money/market.ts';
+import type { Config } from '../../config.ts';
 import type { Authorization } from './eip3009.ts';
 
 /** The token and its EIP-712 domain: the quote's `asset` and `extra.name/version` follow it. */
@@ -12,6 +14,16 @@ export interface UsdcToken {
   name: string;
   version: string;
   chainId: number;
+}
+
+/** The token as configured (USDC_TOKEN_*, and the chain of USDC_NETWORK); USDC on Base for what is unset. */
+export function configuredUsdcToken(c: Partial<Pick<Config, 'USDC_TOKEN_ADDRESS' | 'USDC_TOKEN_NAME' | 'USDC_TOKEN_VERSION' | 'USDC_NETWORK'>>): UsdcToken {
+  return {
+    address: c.USDC_TOKEN_ADDRESS ?? USDC_TOKEN.address,
+    name: c.USDC_TOKEN_NAME ?? USDC_TOKEN.name,
+    version: c.USDC_TOKEN_VERSION ?? USDC_TOKEN.version,
+    chainId: c.USDC_NETWORK ?? USDC_TOKEN.chainId,
+  };
 }
 
 /** A failure is `transient` when the authorization may still settle (the node unreachable, no receipt yet): it is tried again, never recorded as failed. */

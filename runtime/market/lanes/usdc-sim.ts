@@ -9,18 +9,20 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Db, Queryable } from '../../../storage/db.ts';
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { Authorization } from './eip3009.ts';
-import type { SettleResult, UsdcLedger } from './usdc-ledger.ts';
+import type { SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export type { SettleResult } from './usdc-ledger.ts';
 
 const lower = (a: string): string => a.toLowerCase();
 
 export class UsdcSimLedger implements UsdcLedger {
-  /** It stands in for USDC on Base, under USDC's own domain. */
-  readonly token = USDC_TOKEN;
   readonly signers: readonly string[] = [];
 
-  constructor(private readonly db: Db) {}
+  /** It stands in for the configured token (USDC on Base unless configured), under that token's domain. */
+  constructor(
+    private readonly db: Db,
+    readonly token: UsdcToken = USDC_TOKEN,
+  ) {}
 
   async fund(address: string, amount: bigint): Promise<bigint> {
     if (amount <= 0n) throw new RangeError('fund a positive amount');

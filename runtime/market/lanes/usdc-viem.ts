@@ -8,11 +8,10 @@
  */
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, isAddressEqual, parseEventLogs, parseSignature, type Hex, type Log } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import { ConfigError, type Config } from '../../config.ts';
 import type { Authorization } from './eip3009.ts';
 import { EIP3009_ABI, settleFailure } from './usdc-viem-abi.ts';
-import type { SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import { configuredUsdcToken, type SettleResult, type UsdcLedger, type UsdcToken } from './usdc-ledger.ts';
 
 export interface UsdcViemOptions {
   rpcUrl: string;
@@ -57,7 +56,7 @@ export class UsdcViemLedger implements UsdcLedger {
   static async open(o: UsdcViemOptions): Promise<UsdcViemLedger> {
     const l = new UsdcViemLedger(o.token, o);
     const chainId = await l.client.getChainId();
-    if (chainId !== o.token.chainId) throw new Error(`BASE_RPC_URL serves chain ${chainId}, but the USDC lane is on chain ${o.token.chainId}`);
+    if (chainId !== o.token.chainId) throw new Error(`BASE_RPC_URL serves chain ${chainId}, but the USDC lane is on chain ${o.token.chainId} (USDC_NETWORK eip155:${o.token.chainId})`);
     const [name, version] = await Promise.all([
       l.client.readContract({ address: l.address, abi: EIP3009_ABI, functionName: 'name' }),
       l.client.readContract({ address: l.address, abi: EIP3009_ABI, functionName: 'version' }),
@@ -139,14 +138,14 @@ export class UsdcViemLedger implements UsdcLedger {
 }
 
 /** The lane's ledger as configured (runtime/config.ts): undefined for the embedded simulation. */
-export async function openConfiguredUsdcLedger(c: Pick<Config, 'USDC_LANE' | 'BASE_RPC_URL' | 'USDC_RELAYER_KEY' | 'USDC_TOKEN_ADDRESS' | 'USDC_TOKEN_NAME' | 'USDC_TOKEN_VERSION' | 'USDC_LOGS_FROM_BLOCK'>): Promise<UsdcLedger | undefined> {
+export async function openConfiguredUsdcLedger(c: Pick<Config, 'USDC_LANE' | 'BASE_RPC_URL' | 'USDC_RELAYER_KEY' | 'USDC_TOKEN_ADDRESS' | 'USDC_TOKEN_NAME' | 'USDC_TOKEN_VERSION' | 'USDC_NETWORK' | 'USDC_LOGS_FROM_BLOCK'>): Promise<UsdcLedger | undefined> {
   if (c.USDC_LANE === 'sim') return undefined;
   const missing = (['BASE_RPC_URL', 'USDC_RELAYER_KEY'] as const).filter((k) => !c[k]);
   if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required when USDC_LANE=rpc`));
   return UsdcViemLedger.open({
     rpcUrl: c.BASE_RPC_URL!,
     relayerKey: c.USDC_RELAYER_KEY as Hex,
-    token: { address: c.USDC_TOKEN_ADDRESS ?? USDC_TOKEN.address, name: c.USDC_TOKEN_NAME ?? USDC_TOKEN.name, version: c.USDC_TOKEN_VERSION ?? USDC_TOKEN.version, chainId: USDC_TOKEN.chainId },
+    token: configuredUsdcToken(c),
     ...(c.USDC_LOGS_FROM_BLOCK !== undefined ? { logsFromBlock: c.USDC_LOGS_FROM_BLOCK } : {}),
   });
 }
