@@ -2,10 +2,13 @@
  * `npm run bench:market`: the marketplace over real HTTP on PostgreSQL + NATS (PGlite when
  * PostgreSQL is unreachable). Measures in one run: a bare Fastify route, search over
  * BENCH_LISTINGS listings (default 10,000), quotes, purchases (two EIP-712 verifications and
- * a durable commit each), and the raw EIP-712 verify rate; prints each rate with its ratio to
- * the bare route and to the raw verify rate. Issue 20's targets: quotes >= 2,000/s p99 <= 50 ms,
+ * a durable commit each), and the raw EIP-712 verify rate; the same quote and purchase on the
+ * ANM lane (an in-process devnet as its node: two ML-DSA-65 verifications and the node's
+ * nonce and balance reads per purchase); prints each rate with its ratio to the bare route and
+ * to the raw verify rate. Issue 20's targets: quotes >= 2,000/s p99 <= 50 ms,
  * purchases >= 1,000/s p99 <= 50 ms, search >= 5,000/s p99 <= 20 ms.
- * Env: BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_CONCURRENCY (32).
+ * Env: BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
+ * signed beforehand: default 2,000), BENCH_CONCURRENCY (32).
  * The load generator runs in this process: its CPU counts against the service. On a shared
  * machine wall-clock rates swing with the load, so each row also gives the CPU spent per
  * request by this process and by its PostgreSQL backends (found by application_name), and how
@@ -27,6 +30,13 @@ import { recoverTypedDataAddress, getAddress } from 'viem';
 import { TRANSFER_TYPES, USDC_DOMAIN } from '../../runtime/market/lanes/eip3009.ts';
 import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
 import { drive, fmt, type RunStats } from './stats.ts';
+import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { generateWallet } from '../../runtime/chain/codec/keys.ts';
+import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
+import { ExactAnmSplitScheme } from '../../runtime/market/client/exact-anm-split.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 
 const APP = `anm-market-bench-${process.pid}`;
 // The pool's backends carry this name, so their CPU can be told from other users' of the server.
@@ -40,7 +50,9 @@ const { openEmbedded, openReal, postgresReachable } = await import('../helpers/b
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 const OPS = Number(process.env.BENCH_OPS ?? 5_000);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1fee' };
+const ANM_OPS = Number(process.env.BENCH_ANM_OPS ?? Math.min(OPS, 2_000));
+const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('bench fee'))) };
+const ANM_SELLER = generateWallet('live').address;
 const WORDS = ['weather', 'translate', 'geocode', 'sentiment', 'images', 'stocks', 'news', 'ocr', 'speech', 'search'];
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
@@ -59,7 +71,10 @@ function call(url: string, method: string, body?: unknown, headers: Record<strin
 
 const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
-const market = openMarket(backend.db, host, { feeAddresses: FEE });
+// The ANM lane's node: the devnet in this process (mines only on request; nothing is submitted here).
+const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
+const anmRpc = new AnmRpcClient(`${devnet.url}/live`);
+const market = openMarket(backend.db, host, { feeAddresses: FEE, anm: { rpc: anmRpc } });
 const seller = privateKeyToAccount(generatePrivateKey());
 process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL) : 'PGlite'}); registering ${LISTINGS} listings…\n`);
 await drive(LISTINGS, 16, async (i) => {
@@ -68,7 +83,11 @@ await drive(LISTINGS, 16, async (i) => {
   await host.apply({ kind: 'listing', id: resourceIdOf('GET', endpoint) }, {
     type: 'listing.register', id: `r${i}`, at: Date.now(), resource_id: resourceIdOf('GET', endpoint), provider_id: 'prov_b0b0',
     name: `${word} service ${i}`, description: `A ${word} API number ${i}`, category: word, tags: [word, `t${i % 97}`], endpoint, method: 'GET', model: 'per_call',
-    assets: [{ asset: 'USDC', pay_to: seller.address, seller_price_atomic: String(10_000 + (i % 1000)) }],
+    // ANM at 0.5: over the searches' 0.02 ceiling, so they match the same listings as USDC-only ones would.
+    assets: [
+      { asset: 'USDC', pay_to: seller.address, seller_price_atomic: String(10_000 + (i % 1000)) },
+      { asset: 'ANM', pay_to: ANM_SELLER, seller_price_atomic: String(500_000_000 + i) },
+    ],
     documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
   });
 });
@@ -94,10 +113,10 @@ interface Row {
 const backendPids = async (): Promise<number[]> =>
   backend.name === 'postgres+nats' ? (await backend.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid) : [];
 
-async function measure(name: string, op: (i: number) => Promise<unknown>): Promise<Row> {
+async function measure(name: string, op: (i: number) => Promise<unknown>, ops = OPS): Promise<Row> {
   const cpu0 = process.cpuUsage();
   const ticks0 = machineTicks();
-  const { out: r, cpu: pg } = await backendsCpu(backendPids, drive(OPS, CONC, op));
+  const { out: r, cpu: pg } = await backendsCpu(backendPids, drive(ops, CONC, op));
   const cpu = process.cpuUsage(cpu0);
   return { name, r, nodeMs: (cpu.user + cpu.system) / 1000 / r.ops, pgMs: (pg * 1000) / r.ops, busy: busyShare(ticks0, machineTicks()) };
 }
@@ -108,6 +127,7 @@ rows.push(await measure('search (10 words, repeated)', (i) => call(`${url}/api/v
 // Every query new, so none is answered from the index's kept answers: the cost of ranking.
 rows.push(await measure('search (each query new)', (i) => call(`${url}/api/v1/search?capability=${WORDS[i % WORDS.length]!}+${i}&max_price=0.02&limit=10`, 'GET').then(check(200))));
 rows.push(await measure('quote', (i) => call(`${url}/api/v1/route/quote`, 'POST', { capability: WORDS[i % WORDS.length], asset: 'USDC' }).then(check(201))));
+rows.push(await measure('quote (ANM)', (i) => call(`${url}/api/v1/route/quote`, 'POST', { capability: WORDS[i % WORDS.length], asset: 'ANM' }).then(check(201))));
 
 // Purchases: quotes and signed legs made first, so the measurement is verify + commit.
 const buyers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
@@ -121,6 +141,31 @@ const prepared = await Promise.all(
   }),
 );
 rows.push(await measure('purchase', (i) => call(`${url}/api/v1/purchase`, 'POST', { intent_id: prepared[i]!.intent, payment: { legs: prepared[i]!.legs } }, { 'idempotency-key': `b${i}` }).then(check(200))));
+
+// ANM purchases: legs signed beforehand by the buyers' ExactAnmSplitScheme, each buyer's
+// purchases on consecutive nonces (nothing is submitted, so every one is still unused).
+const anmBuyers = await Promise.all(
+  Array.from({ length: 16 }, async () => {
+    const keys = generateWallet('live');
+    await anmRpc.faucet(keys.address, 10n ** 15n);
+    let next = 0n;
+    return new ExactAnmSplitScheme({ ...keys, nextNonce: () => Promise.resolve((next += 2n) - 2n) });
+  }),
+);
+process.stdout.write(`signing ${ANM_OPS} ANM purchases (two ML-DSA-65 legs each)…\n`);
+const anmPrepared: Array<{ intent: string; legs: unknown }> = [];
+for (let i = 0; i < ANM_OPS; i++) {
+  const q = await market.purchases.quote({ capability: WORDS[i % WORDS.length]!, asset: 'ANM' });
+  const paid = await anmBuyers[i % anmBuyers.length]!.createPaymentPayload(2, q.payment_requirements.accepts[0]!);
+  anmPrepared.push({ intent: q.intent_id, legs: paid.payload.legs });
+}
+rows.push(
+  await measure(
+    'purchase (ANM)',
+    (i) => call(`${url}/api/v1/purchase`, 'POST', { intent_id: anmPrepared[i % ANM_OPS]!.intent, payment: { legs: anmPrepared[i % ANM_OPS]!.legs } }, { 'idempotency-key': `a${i}` }).then(check(200)),
+    ANM_OPS,
+  ),
+);
 
 // The raw EIP-712 verify rate on one leg in this process: ours (viem's hashTypedData and
 // @noble/curves' recovery, ADR 0026) and viem's recoverTypedDataAddress, which it replaced.
@@ -156,6 +201,7 @@ for (const x of rows) {
 }
 market.stop();
 await app.close();
+await devnet.close();
 await bare.close();
 agent.destroy();
 await backend.close();
