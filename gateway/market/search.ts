@@ -64,18 +64,25 @@ function openRecordJson(r: ListingRecord): string {
 }
 
 /**
- * The body of a search answer: the index keeps an answer (the same array) until a listing
- * changes, so its bytes are kept with it; a new answer joins its records' kept JSON.
- * One more hit than the page is asked for, to tell `has_more`.
+ * The body of a search answer: a new answer joins its records' kept JSON. The index keeps an
+ * answer (the same array) until a listing changes, and from the second time it is served its
+ * encoded bytes are kept with it: most new questions are asked once, and keeping their bytes
+ * would only feed the garbage collector. One more hit than the page is asked for, to tell
+ * `has_more`.
  */
-const bodies = new WeakMap<readonly SearchHit[], string>();
-function searchBody(hits: readonly SearchHit[], limit: number): string {
-  let body = bodies.get(hits);
-  if (body === undefined) {
-    const data = hits.slice(0, limit).map((h) => `${openRecordJson(h.record)},"relevance":${JSON.stringify(h.score)}}`);
-    bodies.set(hits, (body = `{"object":"list","data":[${data.join(',')}],"has_more":${hits.length > limit}}`));
+const bodies = new WeakMap<readonly SearchHit[], Buffer | null>();
+function searchBody(hits: readonly SearchHit[], limit: number): Buffer | string {
+  const kept = bodies.get(hits);
+  if (kept) return kept;
+  const data = hits.slice(0, limit).map((h) => `${openRecordJson(h.record)},"relevance":${JSON.stringify(h.score)}}`);
+  const body = `{"object":"list","data":[${data.join(',')}],"has_more":${hits.length > limit}}`;
+  if (kept === undefined) {
+    bodies.set(hits, null);
+    return body;
   }
-  return body;
+  const bytes = Buffer.from(body);
+  bodies.set(hits, bytes);
+  return bytes;
 }
 
 const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
