@@ -38,6 +38,11 @@ export class Ranker {
     const only = words.length === 1 ? words[0] : undefined;
     if (only) return this.single(only.hits, only.times, limit, passes);
     this.grow(capacity);
+    // A stamp is an Int32: start the generations over before they would wrap.
+    if (this.gen === 0x7fffffff) {
+      this.stamp.fill(0);
+      this.gen = 0;
+    }
     const gen = ++this.gen;
     const touched: number[] = [];
     for (const { hits, times } of words) {
