@@ -75,7 +75,7 @@ export async function startServices(config: Config): Promise<Services> {
   const roles = config.ANMPAY_ROLES;
   const needsChain = roles.has('gateway') || roles.has('indexer');
   const inProcessDevnet = needsChain && (!config.ANM_TEST_RPC_URL || !config.ANM_RPC_URL);
-  const withDemoSeller = roles.has('marketplace') && config.ANMPAY_DEMO_SELLER === '1';
+  const withDemoSeller = roles.has('marketplace') && (config.ANMPAY_DEMO_SELLER ?? (config.DATABASE_URL ? '0' : '1')) === '1';
   // The x402 seller packages take seconds to load: started now, they load while the store opens.
   const demoModule = withDemoSeller ? import('./demo-seller.ts') : undefined;
   demoModule?.catch(() => undefined);

@@ -73,8 +73,11 @@ export const configSchema = z.object({
   ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
   /** 1: anyone may create a merchant account at /dashboard/signup. */
   ANMPAY_OPEN_SIGNUP: z.enum(['0', '1']).default('0'),
-  /** 0: no demo seller; 1: a process running the marketplace serves the demo seller and lists it (ADR 0037). */
-  ANMPAY_DEMO_SELLER: z.enum(['0', '1']).default('1'),
+  /**
+   * 1: a process running the marketplace serves the demo seller and lists it (ADR 0037); 0: not.
+   * Unset: on over the embedded store (`npm start`), off over DATABASE_URL (a deployment).
+   */
+  ANMPAY_DEMO_SELLER: z.enum(['0', '1']).optional(),
   // Merchant API token buckets (spec Limits); raised only for benchmarks.
   RATE_LIMIT_KEY_PER_MIN: z.coerce.number().positive().default(100),
   RATE_LIMIT_KEY_BURST: z.coerce.number().min(1).default(100),
