@@ -18,6 +18,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
 import type { Config } from '../../runtime/config.ts';
 import { QUOTES } from '../../gateway/demo-seller/quotes.ts';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { ExactAnmScheme } from '../../runtime/market/client/exact-anm.ts';
+import { anmBuyer, ANM } from '../fixtures/market-anm.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { cliJson } from '../helpers/cli.ts';
 
@@ -109,6 +115,28 @@ describe('the demo seller on the embedded defaults', () => {
     expect((await ledger().balanceOf(payee)) - seller0).toBe(30_000n);
     expect((await ledger().balanceOf(feeAddress())) - fee0).toBe(150n);
     expect(await ledger().balanceOf(buyer)).toBe(1_000_000n - 30_150n);
+  });
+
+  it('the v2 echo takes ANM too: a stock x402 fetch client paying exact-anm on native:1 gets the answer, settled on the chain', { timeout: 90_000 }, async () => {
+    const live = new AnmRpcClient(`${svc().devnet!.url}/live`);
+    // Blocks on their own while the seller's facilitator waits for the transfer's receipt.
+    await live.setAutomine(100);
+    try {
+      const buyer = await anmBuyer(live, ANM);
+      const [listing] = (await market('/api/v1/search?capability=echo')).data;
+      const payee = listing.accepted_assets.find((a: Json) => a.asset === 'ANM').pay_to as string;
+      const before = await live.getBalance(payee);
+      const pay = wrapFetchWithPayment(fetch, new x402Client().register('native:1', new ExactAnmScheme(buyer.wallet)));
+      const res = await pay(`${svc().demoSeller!.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"lane":"ANM"}' });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('{"echo":{"lane":"ANM"}}');
+      const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+      expect(receipt).toMatchObject({ success: true, network: 'native:1', payer: buyer.keys.address });
+      expect((await live.getTransactionReceipt(receipt.transaction))?.status).toBe('success');
+      expect((await live.getBalance(payee)) - before).toBe(10_000_000n);
+    } finally {
+      await live.setAutomine(0);
+    }
   });
 
   it('a restart on the same data directory lists nothing twice and prints no banner', { timeout: 180_000 }, async () => {
