@@ -8,7 +8,8 @@
  *   delivery;
  * - indexer: one chain follower per network, lease-guarded (extra processes stand by);
  * - marketplace: the marketplace app on MARKETPLACE_PORT (listings, quotes, purchases, the
- *   x402 facilitator).
+ *   x402 facilitator), and with ANMPAY_DEMO_SELLER=1 the demo seller on DEMO_SELLER_PORT,
+ *   listed in it (demo-seller.ts).
  *
  * The in-process devnet runs when a process that needs a chain has no RPC URL for it, which
  * `checkRoles` allows only to a process running every role.
@@ -40,6 +41,7 @@ import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { openConfiguredUsdcLedger } from '../runtime/market/lanes/usdc-viem.ts';
 import { configuredUsdcToken } from '../runtime/market/lanes/usdc-ledger.ts';
+import type { DemoSeller } from './demo-seller.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
@@ -59,6 +61,8 @@ export interface Services {
   chain?: ChainIndexers;
   /** `/metrics` alone on METRICS_PORT, when set. */
   metrics?: MetricsServer;
+  /** The demo seller on DEMO_SELLER_PORT (marketplace role, ANMPAY_DEMO_SELLER=1). */
+  demoSeller?: DemoSeller;
   log(msg: string): void;
   stop(): Promise<void>;
 }
@@ -72,6 +76,10 @@ export async function startServices(config: Config): Promise<Services> {
   const roles = config.ANMPAY_ROLES;
   const needsChain = roles.has('gateway') || roles.has('indexer');
   const inProcessDevnet = needsChain && (!config.ANM_TEST_RPC_URL || !config.ANM_RPC_URL);
+  const withDemoSeller = roles.has('marketplace') && (config.ANMPAY_DEMO_SELLER ?? (config.DATABASE_URL ? '0' : '1')) === '1';
+  // The x402 seller packages take seconds to load: started now, they load while the store opens.
+  const demoModule = withDemoSeller ? import('./demo-seller.ts') : undefined;
+  demoModule?.catch(() => undefined);
   // Stopped in reverse order of starting: the HTTP edge first (stop taking requests), storage last.
   const stops: Array<() => Promise<unknown>> = [];
   const stopAll = async (): Promise<void> => {
@@ -86,6 +94,7 @@ export async function startServices(config: Config): Promise<Services> {
     if (roles.has('gateway')) await probePort('PORT', config.HOST, config.PORT);
     if (inProcessDevnet) await probePort('DEVNET_PORT', config.HOST, config.DEVNET_PORT);
     if (roles.has('marketplace')) await probePort('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT);
+    if (withDemoSeller) await probePort('DEMO_SELLER_PORT', config.HOST, config.DEMO_SELLER_PORT);
     if (config.METRICS_PORT !== undefined) await probePort('METRICS_PORT', config.HOST, config.METRICS_PORT);
     const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     stops.push(() => db.close());
@@ -136,13 +145,20 @@ export async function startServices(config: Config): Promise<Services> {
       chain = indexers;
     }
     let marketplace: MarketEdge | undefined;
+    let demoSeller: DemoSeller | undefined;
     if (roles.has('marketplace')) {
       // The ANM lane needs a node for `native:1`: the configured one, or this process's devnet.
       const anmRpcUrl = config.ANM_RPC_URL ?? (devnet ? `${devnet.url}/live` : undefined);
-      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl);
+      // Routed execution reaches the demo seller's origin alone on loopback (ADR 0037).
+      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, (origin) => origin === demoSeller?.url);
       stops.push(() => started.close());
       marketplace = started;
       log(`marketplace listening on ${started.url}`);
+      if (demoModule) {
+        const demo = await (await demoModule).startDemoSellerFor(config, db, started, log);
+        stops.push(() => demo.close());
+        demoSeller = demo;
+      }
     }
 
     let http: HttpEdge | undefined;
@@ -180,6 +196,7 @@ export async function startServices(config: Config): Promise<Services> {
       http = edge;
       log(`merchant API listening on ${edge.url}`);
       if (merchant.demo) process.stdout.write(demoBanner(merchant.demo, config.PUBLIC_BASE_URL ?? edge.url));
+      if (merchant.demo && demoSeller && marketplace) process.stdout.write((await demoModule!).demoSellerBanner(demoSeller, marketplace.url));
     }
     let metrics: MetricsServer | undefined;
     if (config.METRICS_PORT !== undefined) {
@@ -202,6 +219,7 @@ export async function startServices(config: Config): Promise<Services> {
       ...(devnet && { devnet }),
       ...(chain && { chain }),
       ...(metrics && { metrics }),
+      ...(demoSeller && { demoSeller }),
       log,
       async stop() {
         await stopAll();
@@ -215,7 +233,7 @@ export async function startServices(config: Config): Promise<Services> {
 }
 
 /** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
-async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRpcUrl: string | undefined): Promise<MarketEdge> {
+async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRpcUrl: string | undefined, allowSellerOrigin: (origin: string) => boolean): Promise<MarketEdge> {
   const usdcLedger = await openConfiguredUsdcLedger(config);
   return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, async () =>
     startMarketplace({
@@ -228,6 +246,7 @@ async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRp
       publicBaseUrl: config.PUBLIC_BASE_URL,
       anmRpcUrl,
       allowPrivateTargets: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
+      allowSellerOrigin,
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
       operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
     }),

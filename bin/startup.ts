@@ -16,7 +16,7 @@ export function startupLine(err: unknown): string | null {
 
 /** Runs a listen and turns "address in use" (or "not allowed") into a line naming the variable to change. */
 /** The settings that name a port this process listens on. */
-export type PortVariable = 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT' | 'METRICS_PORT';
+export type PortVariable = 'PORT' | 'MARKETPLACE_PORT' | 'DEVNET_PORT' | 'METRICS_PORT' | 'DEMO_SELLER_PORT';
 
 export async function listening<T>(variable: PortVariable, host: string, port: number, listen: () => Promise<T>): Promise<T> {
   try {

@@ -40,6 +40,8 @@ export const configSchema = z.object({
   PORT: port.default(3000),
   MARKETPLACE_PORT: port.default(3001),
   DEVNET_PORT: port.default(3002),
+  /** The demo seller's x402 endpoints (DESIGN §6), served beside the marketplace. */
+  DEMO_SELLER_PORT: port.default(3003),
   /** A listener serving only `/metrics`, for processes whose roles serve no HTTP app (ADR 0027). */
   METRICS_PORT: port.optional(),
   /** Where the marketplace's fee legs pay; unset means a fixed demo address per lane. */
@@ -81,6 +83,11 @@ export const configSchema = z.object({
   ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
   /** 1: anyone may create a merchant account at /dashboard/signup. */
   ANMPAY_OPEN_SIGNUP: z.enum(['0', '1']).default('0'),
+  /**
+   * 1: a process running the marketplace serves the demo seller and lists it (ADR 0037); 0: not.
+   * Unset: on over the embedded store (`npm start`), off over DATABASE_URL (a deployment).
+   */
+  ANMPAY_DEMO_SELLER: z.enum(['0', '1']).optional(),
   // Merchant API token buckets (spec Limits); raised only for benchmarks.
   RATE_LIMIT_KEY_PER_MIN: z.coerce.number().positive().default(100),
   RATE_LIMIT_KEY_BURST: z.coerce.number().min(1).default(100),

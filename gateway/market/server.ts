@@ -32,6 +32,8 @@ export interface MarketplaceOptions {
   anmRpcUrl?: string | undefined;
   /** ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 (development): routed execution may reach private and loopback sellers. */
   allowPrivateTargets?: boolean | undefined;
+  /** The one seller origin routed execution reaches on loopback without the switch: the project's demo seller (ADR 0037). */
+  allowSellerOrigin?: ((origin: string) => boolean) | undefined;
   logger?: FastifyServerOptions['logger'];
   operatorToken?: string | undefined;
 }
@@ -48,7 +50,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
     usdcToken: o.usdcToken,
-    forward: { allowPrivate: o.allowPrivateTargets ?? false },
+    forward: { allowPrivate: o.allowPrivateTargets ?? false, allowOrigin: o.allowSellerOrigin },
   });
   await market.start();
   // Play money only while the lane settles on the simulated ledger: its faucet serves `anmpay usdc fund`.

@@ -43,4 +43,18 @@ describe('forward', () => {
     expect(await forward(get('/small', 'localhost'), { allowPrivate: false })).toMatchObject({ ok: false, sent: false });
     expect(calls).toBe(before);
   });
+
+  it('reaches exactly the allowed origin (the demo seller, ADR 0037) and still refuses other loopback targets', async () => {
+    const origin = `http://127.0.0.1:${port}`;
+    const opts = { allowPrivate: false, allowOrigin: (o: string) => o === origin };
+    expect(await checkTarget(`${origin}/small`, opts)).toBeNull();
+    const ok = await forward(get('/small'), opts);
+    expect(ok.ok && ok.body.toString()).toBe('small');
+    const before = calls;
+    // Same host, another port; same port by name: neither is the allowed origin.
+    expect(await checkTarget(`http://127.0.0.1:${port + 1}/small`, opts)).toMatch(/loopback/);
+    expect(await checkTarget(`http://localhost:${port}/small`, opts)).toMatch(/loopback/);
+    expect(await forward(get('/small', 'localhost'), opts)).toMatchObject({ ok: false, sent: false });
+    expect(calls).toBe(before);
+  });
 });

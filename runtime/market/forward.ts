@@ -30,6 +30,11 @@ export const SELLER_TIMEOUT_MS = 30_000;
 export interface ForwardOptions {
   /** ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 (development): private, loopback and link-local targets allowed. */
   allowPrivate: boolean;
+  /**
+   * Origins (`http://127.0.0.1:3003`) reached even when private: exactly the project's own demo
+   * seller, so it works out of the box without opening loopback to every listing (ADR 0037).
+   */
+  allowOrigin?: ((origin: string) => boolean) | undefined;
   timeoutMs?: number;
   maxBodyBytes?: number;
   lookupAll?: LookupAll;
@@ -50,7 +55,7 @@ export type ForwardResult =
 /** Refuses a target the SSRF rules forbid, before anything is recorded or sent. */
 export async function checkTarget(raw: string, opts: ForwardOptions): Promise<string | null> {
   try {
-    await validateWebhookUrl(raw, { allowPrivate: opts.allowPrivate, ...(opts.lookupAll ? { lookupAll: opts.lookupAll } : {}) });
+    await validateWebhookUrl(raw, { allowPrivate: privateAllowed(raw, opts), ...(opts.lookupAll ? { lookupAll: opts.lookupAll } : {}) });
     return null;
   } catch (e) {
     return (e as Error).message.replace(/^webhook URL refused/, 'seller endpoint refused');
@@ -67,10 +72,13 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
     return Promise.resolve({ ok: false, sent: false, reason: (e as Error).message });
   }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const why = !opts.allowPrivate && isIP(host) ? blockedReason(host) : null;
+  const allowPrivate = privateAllowed(url, opts);
+  const why = !allowPrivate && isIP(host) ? blockedReason(host) : null;
   if (why) return Promise.resolve({ ok: false, sent: false, reason: `seller endpoint refused: ${why}` });
   const mod = url.protocol === 'https:' ? https : http;
-  const pair = opts.allowPrivate ? agents.allowPrivate : agents.strict;
+  // The allowed demo origin goes in the permissive pair too: pools are per host:port, so its
+  // kept connections serve only calls to that same origin.
+  const pair = allowPrivate ? agents.allowPrivate : agents.strict;
   const agent = url.protocol === 'https:' ? pair.https : pair.http;
   return new Promise<ForwardResult>((resolve) => {
     let done = false;
@@ -80,7 +88,7 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
       resolve(r);
     };
     const headers = { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) };
-    const request = mod.request(url, { method: req.method, agent, lookup: guardedLookup(opts.allowPrivate), signal: AbortSignal.timeout(timeoutMs), headers }, (res) => {
+    const request = mod.request(url, { method: req.method, agent, lookup: guardedLookup(allowPrivate), signal: AbortSignal.timeout(timeoutMs), headers }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -107,6 +115,17 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
     request.on('error', (err) => finish({ ok: false, sent: (err as NodeJS.ErrnoException).code !== 'EBLOCKEDADDRESS', reason: describe(err, timeoutMs) }));
     request.end(req.body ?? undefined);
   });
+}
+
+/** The development switch, or the one origin the composition root allows (the demo seller). */
+function privateAllowed(target: string | URL, opts: ForwardOptions): boolean {
+  if (opts.allowPrivate) return true;
+  if (!opts.allowOrigin) return false;
+  try {
+    return opts.allowOrigin(new URL(target).origin);
+  } catch {
+    return false;
+  }
 }
 
 function describe(err: unknown, timeoutMs: number): string {

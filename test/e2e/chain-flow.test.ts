@@ -65,6 +65,7 @@ beforeAll(async () => {
     PORT: '0',
     MARKETPLACE_PORT: '0',
     DEVNET_PORT: '0',
+    ANMPAY_DEMO_SELLER: '0',
     DEVNET_BLOCK_MS: '0',
     LOG_LEVEL: 'silent',
     ANMPAY_ALLOW_PRIVATE_WEBHOOKS: '1',

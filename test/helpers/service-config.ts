@@ -3,7 +3,8 @@ import { loadConfig, type Config } from '../../runtime/config.ts';
 
 /**
  * The config of a whole service started in-process by a test: the data directory given, every
- * port chosen by the system, mining only on request, no logs, a known operator token.
+ * port chosen by the system, mining only on request, no logs, a known operator token, and no
+ * demo seller unless `extra` asks for it (ANMPAY_DEMO_SELLER=1).
  */
 export function inProcessConfig(dataDir: string, operatorToken: string, extra: Record<string, string> = {}): Config {
   return loadConfig({
@@ -12,6 +13,8 @@ export function inProcessConfig(dataDir: string, operatorToken: string, extra: R
     PORT: '0',
     MARKETPLACE_PORT: '0',
     DEVNET_PORT: '0',
+    DEMO_SELLER_PORT: '0',
+    ANMPAY_DEMO_SELLER: '0',
     DEVNET_BLOCK_MS: '0',
     LOG_LEVEL: 'silent',
     ANMPAY_OPERATOR_TOKEN: operatorToken,

@@ -43,7 +43,7 @@ describe('one process per data directory (spawned npm start)', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await tempDir();
-    first = ServiceProcess.spawn('first', { ANMPAY_DATA_DIR: dir, PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0', LOG_LEVEL: 'info' });
+    first = ServiceProcess.spawn('first', { ANMPAY_DATA_DIR: dir, PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', DEMO_SELLER_PORT: '0', DEVNET_BLOCK_MS: '0', LOG_LEVEL: 'info' });
     await first.waitForLog(/^started$/, 170_000);
   }, 180_000);
   afterAll(async () => {
@@ -53,7 +53,7 @@ describe('one process per data directory (spawned npm start)', () => {
   });
 
   it('a second start on the same directory refuses in one line, before opening the store', async () => {
-    const second = ServiceProcess.spawn('second', { ANMPAY_DATA_DIR: dir, PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', LOG_LEVEL: 'info' });
+    const second = ServiceProcess.spawn('second', { ANMPAY_DATA_DIR: dir, PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', DEMO_SELLER_PORT: '0', LOG_LEVEL: 'info' });
     expect(await second.exited).toBe(1);
     const line = oneLine(second.stderr);
     expect(line).toMatch(new RegExp(`^anmpay: another anmpay process \\(pid ${first.child.pid} on .*\\) is using the data directory .*; stop it, or set ANMPAY_DATA_DIR`));
@@ -67,7 +67,7 @@ describe('one process per data directory (spawned npm start)', () => {
     const { server, port } = await busyPort();
     const other = await tempDir();
     try {
-      const p = ServiceProcess.spawn('port', { ANMPAY_DATA_DIR: other, PORT: String(port), MARKETPLACE_PORT: '0', DEVNET_PORT: '0' });
+      const p = ServiceProcess.spawn('port', { ANMPAY_DATA_DIR: other, PORT: String(port), MARKETPLACE_PORT: '0', DEVNET_PORT: '0', DEMO_SELLER_PORT: '0' });
       expect(await p.exited).toBe(1);
       expect(oneLine(p.stderr)).toBe(`anmpay: port ${port} on 127.0.0.1 is in use: set PORT to a free port (or stop what listens there)`);
       await expect(readFile(path.join(other, 'anmpay.lock'))).rejects.toThrow();
@@ -76,10 +76,10 @@ describe('one process per data directory (spawned npm start)', () => {
     }
   }, 120_000);
 
-  it.each(['DEVNET_PORT', 'MARKETPLACE_PORT'] as const)('%s in use names that variable', async (variable) => {
+  it.each(['DEVNET_PORT', 'MARKETPLACE_PORT', 'DEMO_SELLER_PORT'] as const)('%s in use names that variable', async (variable) => {
     const { server, port } = await busyPort();
     try {
-      const ports = { PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', [variable]: String(port) };
+      const ports = { PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', DEMO_SELLER_PORT: '0', [variable]: String(port) };
       const p = ServiceProcess.spawn(variable.toLowerCase(), { ANMPAY_DATA_DIR: await tempDir(), ...ports });
       expect(await p.exited).toBe(1);
       expect(oneLine(p.stderr)).toMatch(new RegExp(`^anmpay: port \\d+ on 127\\.0\\.0\\.1 is in use: set ${variable} to a free port`));
