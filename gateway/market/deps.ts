@@ -4,6 +4,7 @@ import type { Facilitator } from '../../runtime/market/facilitator.ts';
 import type { Listings } from '../../runtime/market/listings.ts';
 import type { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
 import type { Purchases } from '../../runtime/market/purchases.ts';
+import type { Scanner } from '../../runtime/market/scanner/scanner.ts';
 import type { SearchIndex } from '../../runtime/market/search-index.ts';
 import type { UsdcSimLedger } from '../../runtime/market/lanes/usdc-sim.ts';
 
@@ -14,6 +15,8 @@ export interface MarketDeps {
   purchases: Purchases;
   executions: Executions;
   purchaseKeys: PurchaseKeys;
+  /** Probes a listing now for an operator (`POST /api/v1/resources/{id}/scan`, `anmpay market scan`). */
+  scanner?: Scanner;
   facilitator: Facilitator;
   /** Where the marketplace's fees are paid, per asset (`/.well-known/x402-marketplace`). */
   feeAddresses: { USDC: string; ANM: string };

@@ -16,6 +16,7 @@ import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
 import { PurchaseKeys } from './purchase-keys.ts';
 import { Purchases } from './purchases.ts';
+import { Scanner } from './scanner/scanner.ts';
 import { SearchIndex } from './search-index.ts';
 
 /** As the merchant gateway's sweep of its keys (gateway/server.ts). */
@@ -35,6 +36,8 @@ export interface MarketServices {
   /** Idempotency-Keys of purchases (ADR 0026). */
   purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
+  /** Probes listings: the rounds of this process's runtime and an operator's scan-now. */
+  scanner: Scanner;
   feeAddresses: Record<MarketAsset, string>;
   /** Loads the index and starts the catch-up, the seller-leg watch and the sweep of old purchase keys. */
   start(pollMs?: number): Promise<void>;
@@ -50,9 +53,9 @@ export interface AnmLaneOptions {
   inclusionWaitMs?: number;
 }
 
-export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger; forward?: ForwardOptions }): MarketServices {
+export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger; forward?: ForwardOptions; scanner?: Scanner; firstProbeMaxMs?: number }): MarketServices {
   const clock = opts.clock ?? Date.now;
-  const listings = new Listings(db, host, clock);
+  const listings = new Listings(db, host, clock, opts.firstProbeMaxMs);
   const index = new SearchIndex(listings);
   const ledger = new UsdcSimLedger(db);
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
@@ -73,6 +76,8 @@ export function openMarket(db: Db, host: ActorHost, opts: { feeAddresses: Record
     anm,
     purchaseKeys,
     facilitator: new Facilitator(usdc, anm),
+    // The runtime's scanner when this process runs one; else one for scan-now alone.
+    scanner: opts.scanner ?? new Scanner(db, host, { forward: opts.forward ?? { allowPrivate: false }, ...(opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {}) }),
     feeAddresses: opts.feeAddresses,
     async start(pollMs = 1000) {
       await index.refresh();
