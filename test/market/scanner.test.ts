@@ -16,6 +16,7 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { openEmbedded, openReal, realAvailable, waitFor, type Backend } from '../helpers/backends.ts';
+import { cliJson, runCli } from '../helpers/cli.ts';
 import { seller, signedListing, type Seller } from '../fixtures/market.ts';
 import { OPERATOR_TOKEN, startScanMarket, startScanRuntime, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
 
@@ -147,4 +148,15 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     const missing = await m.req('POST', '/api/v1/resources/res_00/scan', { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(missing.status).toBe(404);
   });
+
+  it('anmpay market scan <id> probes now and prints the result (--json, -q, text)', async () => {
+    const env = { ANMPAY_MARKET_URL: m.url, ANMPAY_OPERATOR_TOKEN: OPERATOR_TOKEN };
+    const doc = await cliJson<any>(['market', 'scan', ids.malformed!], env);
+    expect(doc).toMatchObject({ resource_id: ids.malformed, scan: { outcome: 'malformed', status: 402 }, listing: { status: 'unverified' } });
+    const quiet = await runCli(['market', 'scan', ids.sleepy!, '-q'], env);
+    expect([quiet.code, quiet.stdout.trim()]).toEqual([0, 'timeout']);
+    const text = await runCli(['market', 'scan', ids.good!], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^${ids.good}: ok \\(HTTP 402, \\d+ ms\\)\n  status verified; score \\d+ \\(excellent\\); uptime 100 % over \\d+ probes`));
+  }, 120_000);
 });
