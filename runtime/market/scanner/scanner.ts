@@ -34,6 +34,8 @@ export interface ScannerOptions {
   random?: () => number;
   /** A probe failed to be recorded (the next round will probe again). */
   onError?: (err: unknown) => void;
+  /** A probe's result was recorded on its listing (metrics, the bench). */
+  onProbed?: (resourceId: string, result: ProbeResult) => void;
 }
 
 export const DEFAULT_SCAN_CONCURRENCY = 64;
@@ -97,7 +99,9 @@ export class Scanner {
     const interval = this.opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
     const jitter = Math.floor((this.opts.random ?? Math.random)() * (this.opts.jitterMs ?? interval / 10));
     const event = { type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter } satisfies ListingEvent;
-    return this.host.apply({ kind: LISTING_KIND, id: resourceId }, event);
+    const applied = await this.host.apply({ kind: LISTING_KIND, id: resourceId }, event);
+    this.opts.onProbed?.(resourceId, result);
+    return applied;
   }
 
   /** Probes waiting, running or being recorded in this process. */
