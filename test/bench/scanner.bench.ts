@@ -46,10 +46,10 @@ const base = `http://127.0.0.1:${(seller.address() as AddressInfo).port}`;
 const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
 let probed = 0;
 let failed = 0;
-let scanner: Scanner | undefined;
-const engine = new Engine({ db: backend.db, bus: backend.bus, registry: machineRegistry(), hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) }, sweeper: { pollMs: 50, batch: 500 } });
+// The hook runs only once the engine has started, after `scanner` exists.
+const engine: Engine = new Engine({ db: backend.db, bus: backend.bus, registry: machineRegistry(), hooks: { afterCommit: (r, e): void => scanner.afterCommit(r, e) }, sweeper: { pollMs: 50, batch: 500 } });
 // Rounds an hour apart: the bench makes each round due itself, so none starts by accident.
-scanner = new Scanner(backend.db, engine.host, {
+const scanner: Scanner = new Scanner(backend.db, engine.host, {
   forward: { allowPrivate: true },
   intervalMs: 3_600_000,
   concurrency: CONC,

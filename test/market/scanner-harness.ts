@@ -25,9 +25,9 @@ export interface ScanRuntime {
 
 /** One runtime process's share: consumer, sweeper and scanner over a database and a bus. */
 export async function startScanRuntime(db: Db, bus: Bus, opts: Partial<ScannerOptions> = {}): Promise<ScanRuntime> {
-  let scanner: Scanner | undefined;
-  const engine = new Engine({ db, bus, registry: machineRegistry(), hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) }, sweeper: { pollMs: 20 } });
-  scanner = new Scanner(db, engine.host, { forward: { allowPrivate: true, timeoutMs: 300 }, intervalMs: 150, jitterMs: 20, ...opts });
+  // The hook runs only once the engine has started, after `scanner` exists.
+  const engine: Engine = new Engine({ db, bus, registry: machineRegistry(), hooks: { afterCommit: (r, e): void => scanner.afterCommit(r, e) }, sweeper: { pollMs: 20 } });
+  const scanner: Scanner = new Scanner(db, engine.host, { forward: { allowPrivate: true, timeoutMs: 300 }, intervalMs: 150, jitterMs: 20, ...opts });
   await engine.start({ feed: false });
   return {
     engine,

@@ -1,5 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
-   assertions read parsed JSON response bodies. */
 /**
  * The scanner against sellers on 127.0.0.1 (DESIGN §5 "Scanner"; issue 21 "What must be
  * shown"): a stock `@x402/express` seller (v2 header) and a v1 JSON-body seller that answer
@@ -14,6 +12,7 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListingRecord } from '../../machines/listing/view.ts';
 import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { openEmbedded, openReal, realAvailable, waitFor, type Backend } from '../helpers/backends.ts';
 import { cliJson, runCli } from '../helpers/cli.ts';
@@ -29,7 +28,7 @@ let base: string;
 let up = true;
 const ids: Record<string, string> = {};
 /** Every record read while waiting, to check what was shown on the way. */
-const seen: Record<string, any[]> = {};
+const seen: Record<string, ListingRecord[]> = {};
 
 beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
@@ -62,8 +61,9 @@ beforeAll(async () => {
   for (const name of ['good', 'v1', 'malformed', 'free', 'pricey', 'sleepy', 'flaky']) {
     const r = await m.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: `Scan ${name}`, endpoint: `${base}/${name}`, price: '0.02' }) });
     expect(r.status).toBe(201);
-    ids[name] = r.json.resource_id;
-    seen[name] = [r.json];
+    const rec = r.json as ListingRecord;
+    ids[name] = rec.resource_id;
+    seen[name] = [rec];
   }
 }, 60_000);
 
@@ -75,12 +75,17 @@ afterAll(async () => {
   await backend?.close();
 });
 
-async function read(name: string): Promise<any> {
+async function read(name: string): Promise<ListingRecord> {
   const r = await m.req('GET', `/api/v1/resources/${ids[name]}`);
-  seen[name]!.push(r.json);
-  return r.json;
+  const rec = r.json as ListingRecord;
+  seen[name]!.push(rec);
+  return rec;
 }
-const until = (name: string, ok: (rec: any) => boolean, what: string) => waitFor(async () => { const rec = await read(name); return ok(rec) && rec; }, 20_000, `${name}: ${what}`);
+const until = (name: string, ok: (rec: ListingRecord) => boolean, what: string) =>
+  waitFor(async () => {
+    const rec = await read(name);
+    return ok(rec) && rec;
+  }, 20_000, `${name}: ${what}`);
 
 describe('scanner (DESIGN §5 "Scanner")', () => {
   it('a stock @x402/express seller and a v1 seller are verified, fast and scored; insufficient_data until five observations', async () => {
@@ -90,12 +95,12 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
       expect(rec.uptime_30d).toBe(1);
       expect(rec.latency_p50_ms).toBeGreaterThanOrEqual(0);
       expect(rec.latency_p50_ms).toBeLessThan(300);
-      expect(rec.score_breakdown.availability).toBe(50);
-      expect(rec.score_breakdown.conformance).toBe(20);
+      expect(rec.score_breakdown?.availability).toBe(50);
+      expect(rec.score_breakdown?.conformance).toBe(20);
       expect(rec.x402_score).toBeGreaterThanOrEqual(90);
       expect(rec.score_label).toBe('excellent');
       expect(rec.recent_scans[0]).toMatchObject({ status: 402, outcome: 'ok' });
-      expect(rec.last_scan_at).toBe(rec.recent_scans[0].at);
+      expect(rec.last_scan_at).toBe(rec.recent_scans[0]?.at);
       const early = seen[name]!.filter((r) => r.uptime_observations < 5);
       expect(early.length).toBeGreaterThan(0);
       for (const r of early) expect([r.score_label, r.x402_score]).toEqual(['insufficient_data', null]);
@@ -106,9 +111,9 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     for (const [name, outcome] of [['malformed', 'malformed'], ['free', 'no_payment_required'], ['pricey', 'mismatch']] as const) {
       const rec = await until(name, (r) => r.uptime_observations >= 5, 'five observations');
       expect(rec.status, name).toBe('unverified');
-      expect(rec.recent_scans.every((x: any) => x.outcome === outcome), name).toBe(true);
+      expect(rec.recent_scans.every((x) => x.outcome === outcome), name).toBe(true);
       expect(rec.uptime_30d).toBe(1);
-      expect(rec.score_breakdown.conformance).toBe(0);
+      expect(rec.score_breakdown?.conformance).toBe(0);
       expect(rec.x402_score).toBeLessThan(75);
     }
   });
@@ -124,7 +129,7 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     await until('flaky', (r) => r.status === 'verified' && r.uptime_observations >= 5, 'verified');
     up = false;
     const off = await until('flaky', (r) => r.status === 'offline', 'offline');
-    expect(off.recent_scans.slice(0, 3).map((x: any) => x.outcome)).toEqual(['unreachable', 'unreachable', 'unreachable']);
+    expect(off.recent_scans.slice(0, 3).map((x) => x.outcome)).toEqual(['unreachable', 'unreachable', 'unreachable']);
     expect(off.uptime_30d).toBeLessThan(1);
     up = true;
     const back = await until('flaky', (r) => r.status === 'verified', 'verified again');
@@ -134,7 +139,7 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     expect(statuses).toEqual(['unverified', 'verified', 'degraded', 'offline', 'degraded', 'verified']);
     expect(back.uptime_30d).toBeGreaterThan(0);
     expect(back.uptime_30d).toBeLessThan(1);
-    expect(back.score_breakdown.availability).toBeLessThan(50);
+    expect(back.score_breakdown?.availability).toBeLessThan(50);
   });
 
   it('scan-now probes at once for an operator and answers with the scan; others are refused', async () => {
@@ -144,14 +149,14 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     const r = await m.req('POST', `/api/v1/resources/${ids.good}/scan`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ object: 'scan', resource_id: ids.good, scan: { status: 402, outcome: 'ok' }, listing: { status: 'verified' } });
-    expect(r.json.listing.uptime_observations).toBeGreaterThan(before);
+    expect((r.json as { listing: ListingRecord }).listing.uptime_observations).toBeGreaterThan(before);
     const missing = await m.req('POST', '/api/v1/resources/res_00/scan', { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(missing.status).toBe(404);
   });
 
   it('anmpay market scan <id> probes now and prints the result (--json, -q, text)', async () => {
     const env = { ANMPAY_MARKET_URL: m.url, ANMPAY_OPERATOR_TOKEN: OPERATOR_TOKEN };
-    const doc = await cliJson<any>(['market', 'scan', ids.malformed!], env);
+    const doc = await cliJson(['market', 'scan', ids.malformed!], env);
     expect(doc).toMatchObject({ resource_id: ids.malformed, scan: { outcome: 'malformed', status: 402 }, listing: { status: 'unverified' } });
     const quiet = await runCli(['market', 'scan', ids.sleepy!, '-q'], env);
     expect([quiet.code, quiet.stdout.trim()]).toEqual([0, 'timeout']);
