@@ -27,7 +27,7 @@ export interface ScanRuntime {
 export async function startScanRuntime(db: Db, bus: Bus, opts: Partial<ScannerOptions> = {}): Promise<ScanRuntime> {
   // The hook runs only once the engine has started, after `scanner` exists.
   const engine: Engine = new Engine({ db, bus, registry: machineRegistry(), hooks: { afterCommit: (r, e): void => scanner.afterCommit(r, e) }, sweeper: { pollMs: 20 } });
-  const scanner: Scanner = new Scanner(db, engine.host, { forward: { allowPrivate: true, timeoutMs: 300 }, intervalMs: 150, jitterMs: 20, ...opts });
+  const scanner: Scanner = new Scanner(db, engine.host, { forward: { allowPrivate: true, timeoutMs: 1_000 }, intervalMs: 150, jitterMs: 20, ...opts });
   await engine.start({ feed: false });
   return {
     engine,
@@ -48,7 +48,7 @@ export interface ScanMarket {
 }
 
 export async function startScanMarket(rt: ScanRuntime, db: Db): Promise<ScanMarket> {
-  const market = openMarket(db, rt.engine.host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true, timeoutMs: 300 }, scanner: rt.scanner, firstProbeMaxMs: 20 });
+  const market = openMarket(db, rt.engine.host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true, timeoutMs: 10_000 }, scanner: rt.scanner, firstProbeMaxMs: 20 });
   const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6, operatorToken: OPERATOR_TOKEN });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, market, app, req: (method, path, o) => request(url, method, path, o), close: () => app.close() };
