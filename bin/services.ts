@@ -41,6 +41,7 @@ import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { openConfiguredUsdcLedger } from '../runtime/market/lanes/usdc-viem.ts';
 import { configuredUsdcToken } from '../runtime/market/lanes/usdc-ledger.ts';
+import { Scanner } from '../runtime/market/scanner/scanner.ts';
 import type { DemoSeller } from './demo-seller.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
@@ -103,8 +104,20 @@ export async function startServices(config: Config): Promise<Services> {
     log(`roles: ${[...roles].join(', ')}; storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
 
     const registry = machineRegistry();
-    const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS });
+    // The scanner probes the rounds this process's runtime applies; it needs the engine's host, hence the late binding.
+    let scanner: Scanner | undefined;
+    const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS, hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) } });
     const runtime = roles.has('runtime');
+    if (runtime || roles.has('marketplace')) {
+      scanner = new Scanner(db, engine.host, {
+        forward: { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1' },
+        intervalMs: config.ANMPAY_SCAN_INTERVAL_S * 1000,
+        concurrency: config.ANMPAY_SCAN_CONCURRENCY,
+        // The token a seller's 402 must name: the configured lane's, else USDC on Base.
+        ...(config.USDC_LANE === 'rpc' && config.USDC_TOKEN_ADDRESS ? { usdcAsset: config.USDC_TOKEN_ADDRESS } : {}),
+        onError: (err) => log(`scanner: ${err instanceof Error ? err.message : String(err)}`),
+      });
+    }
     await engine.start({ feed: roles.has('gateway'), consumer: runtime, sweeper: runtime });
     stops.push(() => engine.stop());
     let webhooks: WebhookRuntime | undefined;
@@ -150,7 +163,7 @@ export async function startServices(config: Config): Promise<Services> {
       // The ANM lane needs a node for `native:1`: the configured one, or this process's devnet.
       const anmRpcUrl = config.ANM_RPC_URL ?? (devnet ? `${devnet.url}/live` : undefined);
       // Routed execution reaches the demo seller's origin alone on loopback (ADR 0037).
-      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, (origin) => origin === demoSeller?.url);
+      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, (origin) => origin === demoSeller?.url, scanner);
       stops.push(() => started.close());
       marketplace = started;
       log(`marketplace listening on ${started.url}`);
@@ -233,7 +246,14 @@ export async function startServices(config: Config): Promise<Services> {
 }
 
 /** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
-async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRpcUrl: string | undefined, allowSellerOrigin: (origin: string) => boolean): Promise<MarketEdge> {
+async function startMarketplaceFor(
+  config: Config,
+  db: Db,
+  engine: Engine,
+  anmRpcUrl: string | undefined,
+  allowSellerOrigin: (origin: string) => boolean,
+  scanner: Scanner | undefined,
+): Promise<MarketEdge> {
   const usdcLedger = await openConfiguredUsdcLedger(config);
   return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, async () =>
     startMarketplace({
@@ -249,6 +269,7 @@ async function startMarketplaceFor(config: Config, db: Db, engine: Engine, anmRp
       allowSellerOrigin,
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
       operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
+      scanner,
     }),
   );
 }

@@ -99,6 +99,10 @@ export const configSchema = z.object({
   ANMPAY_WEBHOOK_ROTATION_GRACE_S: z.coerce.number().int().min(0).max(604_800).default(86_400),
   /** How long a claimed webhook delivery is kept from other processes; a crashed process's sends are retried after it. Over the 10 s send timeout. */
   ANMPAY_WEBHOOK_LEASE_MS: z.coerce.number().int().min(11_000).default(60_000),
+  /** Seconds between the scanner's probes of a listing (plus up to a tenth at random). */
+  ANMPAY_SCAN_INTERVAL_S: z.coerce.number().int().min(10).max(86_400).default(600),
+  /** Probes in flight at once per runtime process. */
+  ANMPAY_SCAN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
 });
 
 export type Config = z.infer<typeof configSchema> & { pgDataDir: string };

@@ -4,6 +4,7 @@ import type { Facilitator } from '../../runtime/market/facilitator.ts';
 import type { Listings } from '../../runtime/market/listings.ts';
 import type { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
 import type { Purchases } from '../../runtime/market/purchases.ts';
+import type { Scanner } from '../../runtime/market/scanner/scanner.ts';
 import type { SearchIndex } from '../../runtime/market/search-index.ts';
 import type { UsdcSimLedger } from '../../runtime/market/lanes/usdc-sim.ts';
 import type { UsdcLane } from '../../runtime/market/lanes/usdc-lane.ts';
@@ -15,6 +16,8 @@ export interface MarketDeps {
   purchases: Purchases;
   executions: Executions;
   purchaseKeys: PurchaseKeys;
+  /** Probes a listing now for an operator (`POST /api/v1/resources/{id}/scan`, `anmpay market scan`). */
+  scanner?: Scanner;
   facilitator: Facilitator;
   /** The USDC lane's token and network, as configured: discovery documents name them. */
   usdc: Pick<UsdcLane, 'token' | 'network'>;

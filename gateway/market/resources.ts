@@ -5,7 +5,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
+import { scanView } from '../../machines/listing/view.ts';
 import { AppError } from '../errors.ts';
+import { isOperator } from '../operator-auth.ts';
 import { sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
 import type { MarketDeps } from './deps.ts';
@@ -70,6 +72,17 @@ const resources: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
 
   app.get('/api/v1/resources/:id/fragment', async (req, reply) => {
     sendJson(reply, 200, fragmentOf(await lookup(deps, idParams.parse(req.params).id), baseUrl(deps, req)));
+  });
+
+  // Probes now (DESIGN §5 "Scanner"); operators only, so nobody can turn the scanner on a seller at will.
+  app.post('/api/v1/resources/:id/scan', async (req, reply) => {
+    if (!deps.scanner || !deps.operatorToken || !isOperator(req, deps.operatorToken)) throw new AppError('unauthorized', 'Send the operator token as a bearer token.');
+    const id = (await lookup(deps, idParams.parse(req.params).id)).resource_id;
+    const done = await deps.scanner.scanNow(id);
+    if (!done) throw new AppError('not_found', 'No listing with this resource_id.');
+    const record = await lookup(deps, id);
+    deps.index.upsert(record);
+    sendJson(reply, 200, { object: 'scan', resource_id: id, scan: scanView(done.scan), listing: record });
   });
 };
 

@@ -10,6 +10,7 @@ import type { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { UsdcLedger, UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
+import type { Scanner } from '../../runtime/market/scanner/scanner.ts';
 import { buildMarketApp } from './app.ts';
 
 export interface MarketEdge {
@@ -36,6 +37,8 @@ export interface MarketplaceOptions {
   allowSellerOrigin?: ((origin: string) => boolean) | undefined;
   logger?: FastifyServerOptions['logger'];
   operatorToken?: string | undefined;
+  /** The process's scanner (bin/services.ts), serving scan-now too. */
+  scanner?: Scanner | undefined;
 }
 
 /** Demo fee payees when none are configured: fixed, so fees are visible across restarts. */
@@ -51,6 +54,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
     usdcToken: o.usdcToken,
     forward: { allowPrivate: o.allowPrivateTargets ?? false, allowOrigin: o.allowSellerOrigin },
+    ...(o.scanner ? { scanner: o.scanner } : {}),
   });
   await market.start();
   // Play money only while the lane settles on the simulated ledger: its faucet serves `anmpay usdc fund`.

@@ -1,4 +1,5 @@
 import type { ListingAssetEntry, ListingEvent, ListingRegisterEvent } from './events.ts';
+import { emptyScan, type ScanState } from './score.ts';
 
 export interface ListingContext {
   resource_id: string;
@@ -22,9 +23,11 @@ export interface ListingContext {
   transactions: number;
   /** Intents already counted, so a redelivered settlement counts once. */
   counted: string[];
+  /** The scanner's record; absent in snapshots written before the scanner (read as empty). */
+  scan?: ScanState;
 }
 
-type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted'>;
+type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted' | 'scan'>;
 
 /** The seller-set fields of a register or update event. */
 export function fieldsOf(e: Extract<ListingEvent, { type: 'listing.register' | 'listing.update' }>): Fields {
@@ -48,5 +51,9 @@ export function fieldsOf(e: Extract<ListingEvent, { type: 'listing.register' | '
 }
 
 export function initialListingContext(e: ListingRegisterEvent): ListingContext {
-  return { ...fieldsOf(e), created_at: e.at, updated_at: e.at, transactions: 0, counted: [] };
+  return { ...fieldsOf(e), created_at: e.at, updated_at: e.at, transactions: 0, counted: [], scan: emptyScan() };
+}
+
+export function scanOf(ctx: ListingContext): ScanState {
+  return ctx.scan ?? emptyScan();
 }

@@ -35,12 +35,39 @@ export const listingFields = {
   example_response: jsonObject,
 };
 
-export const listingRegister = z.object({ type: z.literal('listing.register'), ...base, ...listingFields });
+export const listingRegister = z.object({
+  type: z.literal('listing.register'),
+  ...base,
+  ...listingFields,
+  /** Wait before the first probe: the runtime's jitter, so listings registered together are not probed together. */
+  probe_in_ms: z.number().int().nonnegative().optional(),
+});
 export const listingUpdate = z.object({ type: z.literal('listing.update'), ...base, ...listingFields });
 /** A purchase of this listing settled (analytics.transactions). */
 export const listingSettled = z.object({ type: z.literal('listing.purchase_settled'), ...base, intent_id: z.string().min(1) });
 
-export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled]);
+
+/** How a probe ended (DESIGN §5 "Scanner"); only `ok` is a well-formed 402 matching the listing. */
+export const probeOutcome = z.enum(['ok', 'mismatch', 'malformed', 'no_payment_required', 'http_error', 'server_error', 'timeout', 'unreachable', 'refused']);
+export type ProbeOutcome = z.infer<typeof probeOutcome>;
+
+/** The probe timer fired: a round is due (the timer row's claim makes it one per round). */
+export const listingProbeDue = z.object({ type: z.literal('listing.probe_due'), ...base, timer: z.string(), generation: z.number().int() });
+/** A probe's result, made outside any transaction and sent as a fact. */
+export const listingProbed = z.object({
+  type: z.literal('listing.probed'),
+  ...base,
+  outcome: probeOutcome,
+  http_status: z.number().int().min(100).max(599).nullable(),
+  latency_ms: z.number().int().nonnegative().nullable(),
+  detail: z.string().max(300),
+  /** The scanner's interval plus its jitter: when the next round is due after this one. */
+  next_probe_in_ms: z.number().int().positive(),
+});
+/** A routed execution of this listing ended: `ok` when the seller answered below 400. */
+export const listingExecuted = z.object({ type: z.literal('listing.executed'), ...base, intent_id: z.string().min(1), ok: z.boolean() });
+
+export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled, listingProbeDue, listingProbed, listingExecuted]);
 
 export type ListingEvent = z.infer<typeof listingEvents>;
 export type ListingRegisterEvent = z.infer<typeof listingRegister>;

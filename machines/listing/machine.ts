@@ -1,48 +1,93 @@
 import { assertEvent, assign, setup } from 'xstate';
 import { contextFrom } from '../kit/durable.ts';
 import { effectActions } from '../kit/effects.ts';
-import { fieldsOf, initialListingContext, type ListingContext } from './context.ts';
+import { fieldsOf, initialListingContext, scanOf, type ListingContext } from './context.ts';
 import type { ListingEvent, ListingRegisterEvent } from './events.ts';
 import * as rules from './rules.ts';
+import { recordExecution, recordProbe } from './score.ts';
+
+type Args = { context: ListingContext; event: ListingEvent };
+
+/** The one probe timer of a listing; its firing is `listing.probe_due`. */
+const PROBE_TIMER = 'probe';
 
 /**
  * One actor per listed resource (`res_…`). A new or changed listing is `unverified` until
- * the scanner has probed it (DESIGN §5 "Listings"); the scanner's states `verified`,
- * `degraded` and `offline` join here when it lands.
+ * the scanner sees a conformant 402; probe results then move it between `verified`,
+ * `degraded` and `offline` (DESIGN §5 "Scanner"). The machine never probes: the probe timer
+ * fires `listing.probe_due`, the runtime probes after that commit and sends `listing.probed`.
  */
 const listing = setup({
   types: { context: {} as ListingContext, events: {} as ListingEvent, input: {} as ListingRegisterEvent },
   actions: {
     ...effectActions,
-    update: assign(({ event }) => {
+    update: assign(({ context, event }) => {
       assertEvent(event, 'listing.update');
-      return { ...fieldsOf(event), updated_at: event.at };
+      // New terms must be seen conforming again; the availability history stays.
+      return { ...fieldsOf(event), updated_at: event.at, scan: { ...scanOf(context), verified: false } };
     }),
     count: assign(({ context, event }) => {
       assertEvent(event, 'listing.purchase_settled');
       // The last 1,000 intents are enough to absorb redeliveries; older ones cannot come back.
       return { transactions: context.transactions + 1, counted: [...context.counted.slice(-999), event.intent_id] };
     }),
+    record: assign(({ context, event }) => {
+      assertEvent(event, 'listing.probed');
+      return { scan: recordProbe(scanOf(context), rules.probeEntry(event), event.next_probe_in_ms) };
+    }),
+    executed: assign(({ context, event }) => {
+      assertEvent(event, 'listing.executed');
+      return { scan: recordExecution(scanOf(context), event.ok) };
+    }),
   },
   guards: {
     sameProvider: ({ context, event }) => rules.sameProvider(context, event),
     newSettlement: ({ context, event }) => rules.newSettlement(context, event),
+    toOffline: ({ context, event }) => rules.statusAfterProbe(context, event) === 'offline',
+    toVerified: ({ context, event }) => rules.statusAfterProbe(context, event) === 'verified',
+    toDegraded: ({ context, event }) => rules.statusAfterProbe(context, event) === 'degraded',
   },
 });
 
-const settled = { 'listing.purchase_settled': { guard: 'newSettlement' as const, actions: ['count' as const] } };
+/** The first round, after the runtime's jitter. */
+const firstProbe = {
+  type: 'scheduleTimer' as const,
+  params: ({ event }: Args) => ({ name: PROBE_TIMER, at: event.at + (event.type === 'listing.register' ? (event.probe_in_ms ?? 0) : 0), event: 'listing.probe_due' }),
+};
+/**
+ * A due round schedules the next one at once, a full interval on, so a probe lost with its
+ * process leaves the listing scheduled; the probe's result moves it to interval + jitter.
+ */
+const keepScheduled = { type: 'scheduleTimer' as const, params: ({ context, event }: Args) => ({ name: PROBE_TIMER, at: event.at + scanOf(context).interval_ms, event: 'listing.probe_due' }) };
+const nextProbe = {
+  type: 'scheduleTimer' as const,
+  params: ({ event }: Args) => ({ name: PROBE_TIMER, at: event.at + (event.type === 'listing.probed' ? event.next_probe_in_ms : 0), event: 'listing.probe_due' }),
+};
+const probed = ['record' as const, nextProbe];
+
+/** The same events in every state after registration; only where a probe leads differs. */
+const scanned = {
+  'listing.update': { guard: 'sameProvider' as const, target: '#listing.unverified', actions: ['update' as const] },
+  'listing.purchase_settled': { guard: 'newSettlement' as const, actions: ['count' as const] },
+  'listing.executed': { actions: ['executed' as const] },
+  'listing.probe_due': { actions: [keepScheduled] },
+  'listing.probed': [
+    { guard: 'toOffline' as const, target: '#listing.offline', actions: probed },
+    { guard: 'toVerified' as const, target: '#listing.verified', actions: probed },
+    { guard: 'toDegraded' as const, target: '#listing.degraded', actions: probed },
+    { target: '#listing.unverified', actions: probed },
+  ],
+};
 
 export const listingMachine = listing.createMachine({
   id: 'listing',
   initial: 'new',
   context: contextFrom(initialListingContext),
   states: {
-    new: { on: { 'listing.register': { target: 'unverified' } } },
-    unverified: {
-      on: {
-        'listing.update': { guard: 'sameProvider', target: 'unverified', reenter: true, actions: ['update'] },
-        ...settled,
-      },
-    },
+    new: { on: { 'listing.register': { target: 'unverified', actions: [firstProbe] } } },
+    unverified: { on: scanned },
+    verified: { on: scanned },
+    degraded: { on: scanned },
+    offline: { on: scanned },
   },
 });

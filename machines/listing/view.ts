@@ -1,6 +1,7 @@
 import { DEFAULT_LANE_NETWORKS, MARKET_FEE_BPS, MARKET_LANES, formatAtomic, priceSplit, type LaneNetworks, type MarketAsset } from '../money/market.ts';
-import type { ListingContext } from './context.ts';
+import { scanOf, type ListingContext } from './context.ts';
 import type { ListingAssetEntry } from './events.ts';
+import { scoreOf, type ScanEntry } from './score.ts';
 
 export type ListingStatus = 'unverified' | 'verified' | 'degraded' | 'offline';
 
@@ -29,13 +30,18 @@ export function acceptedAsset(a: ListingAssetEntry, networks: LaneNetworks = DEF
   return { ...pricingOf(a, networks), scheme: MARKET_LANES[a.asset].scheme, pay_to: a.pay_to };
 }
 
-/** Label for fewer than five scan observations (DESIGN §5 "Scanner"). */
-export const INSUFFICIENT_DATA = 'insufficient_data';
+/** One `recent_scans` entry: time in Unix seconds like `created_at`, the HTTP status, latency and outcome. */
+export function scanView(p: ScanEntry) {
+  return { at: Math.floor(p.at / 1000), status: p.http_status, latency_ms: p.latency_ms, outcome: p.outcome, detail: p.detail };
+}
 
 /** marketplace.md "Listing (resource record)": every field, with the types the table gives. */
 export function listingRecord(ctx: ListingContext, status: ListingStatus, networks: LaneNetworks = DEFAULT_LANE_NETWORKS) {
   const primary = ctx.assets[0];
   if (!primary) throw new RangeError(`listing ${ctx.resource_id} has no priced asset`);
+  const scan = scanOf(ctx);
+  const score = scoreOf(scan);
+  const newest = scan.recent[0];
   return {
     resource_id: ctx.resource_id,
     provider_id: ctx.provider_id,
@@ -48,12 +54,12 @@ export function listingRecord(ctx: ListingContext, status: ListingStatus, networ
     pricing: pricingOf(primary, networks),
     accepted_assets: ctx.assets.map((a) => acceptedAsset(a, networks)),
     status,
-    x402_score: null as number | null,
-    score_label: INSUFFICIENT_DATA,
-    uptime_30d: null as number | null,
-    uptime_observations: 0,
-    latency_p50_ms: null as number | null,
-    last_scan_at: null as number | null,
+    x402_score: score.x402_score,
+    score_label: score.score_label as string,
+    uptime_30d: score.uptime_30d,
+    uptime_observations: score.uptime_observations,
+    latency_p50_ms: score.latency_p50_ms,
+    last_scan_at: newest ? Math.floor(newest.at / 1000) : null,
     documentation_url: ctx.documentation_url,
     created_at: Math.floor(ctx.created_at / 1000),
     analytics: { transactions: ctx.transactions },
@@ -61,8 +67,8 @@ export function listingRecord(ctx: ListingContext, status: ListingStatus, networ
     response_schema: ctx.response_schema,
     example_request: ctx.example_request,
     example_response: ctx.example_response,
-    score_breakdown: null as Record<string, unknown> | null,
-    recent_scans: [] as unknown[],
+    score_breakdown: score.score_breakdown as Record<string, number> | null,
+    recent_scans: scan.recent.map(scanView),
   };
 }
 

@@ -17,9 +17,10 @@ import { usageOf } from './help.ts';
 import { executeQuote, parseBody } from './market-execute.ts';
 import { legsFor, type BuyerSigner } from './market-legs.ts';
 import { CliError, type CommandResult } from './output.ts';
+import { operatorToken } from './ops-client.ts';
 import { groupMain } from './subcommands.ts';
 
-const USAGE = { register: usageOf('market', 'register'), search: usageOf('market', 'search'), quote: usageOf('market', 'quote'), buy: usageOf('market', 'buy'), execute: usageOf('market', 'execute') };
+const USAGE = { register: usageOf('market', 'register'), search: usageOf('market', 'search'), quote: usageOf('market', 'quote'), buy: usageOf('market', 'buy'), execute: usageOf('market', 'execute'), scan: usageOf('market', 'scan') };
 const S = { type: 'string' } as const;
 const QUOTE_FLAGS = { 'max-price': S, asset: S, 'max-latency-ms': S } as const;
 
@@ -44,6 +45,7 @@ export const main = groupMain('market', {
   quote: (rest) => quoteCmd(parse(rest, QUOTE_FLAGS, USAGE.quote)),
   buy: (rest) => buy(parse(rest, { ...QUOTE_FLAGS, key: S, wallet: S, 'idempotency-key': S }, USAGE.buy)),
   execute: (rest) => execute(parse(rest, { 'max-price': S, 'max-latency-ms': S, key: S, body: S }, USAGE.execute)),
+  scan: (rest) => scan(parse(rest, {}, USAGE.scan)),
 });
 
 function assetOpt(a: ParsedArgs, usage: string): MarketAsset | undefined {
@@ -188,4 +190,25 @@ function explainRefusal(e: unknown, signer: BuyerSigner): unknown {
       ? `anmpay usdc fund ${signer.evm.address} <usdc>`
       : `anmpay wallet fund ${addressFromPublicKey(signer.anm.publicKey, NETWORKS.live.hrp)} <nanm> --network live`;
   return new CliError(e.code, `${e.message}; fund the buyer with: ${hint}`);
+}
+
+const scanDoc = z
+  .object({
+    resource_id: z.string(),
+    scan: z.object({ outcome: z.string(), status: z.number().nullable(), latency_ms: z.number().nullable(), detail: z.string() }).passthrough(),
+    listing: z.object({ status: z.string(), x402_score: z.number().nullable(), score_label: z.string(), uptime_30d: z.number().nullable(), uptime_observations: z.number() }).passthrough(),
+  })
+  .passthrough();
+
+/** Probes now through the marketplace's operator route; the probe is recorded like a round's. */
+async function scan(a: ParsedArgs): Promise<CommandResult> {
+  const [id] = positionals(a, 1, USAGE.scan);
+  const token = await operatorToken();
+  const r = expectShape(scanDoc, await serviceJson('POST', `${marketUrl()}/api/v1/resources/${encodeURIComponent(id!)}/scan`, { authorization: `Bearer ${token}` }), 'market scan');
+  const { scan: p, listing: l } = r;
+  const text = [
+    `${r.resource_id}: ${p.outcome}${p.status === null ? '' : ` (HTTP ${p.status}`}${p.latency_ms === null ? '' : `, ${p.latency_ms} ms`}${p.status === null ? '' : ')'}${p.detail ? ` ${p.detail}` : ''}`,
+    `  status ${l.status}; score ${l.x402_score ?? '-'} (${l.score_label}); uptime ${l.uptime_30d === null ? '-' : `${Math.round(l.uptime_30d * 1000) / 10} %`} over ${l.uptime_observations} probes`,
+  ].join('\n');
+  return { data: r, text, quiet: p.outcome };
 }

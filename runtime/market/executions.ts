@@ -7,6 +7,7 @@
  * authorization unused. On the ANM lane the fee transfer must follow the forwarded seller
  * transfer's nonce and is submitted only once that transfer is settled (ADR 0038).
  */
+import type { ListingEvent } from '../../machines/listing/events.ts';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
@@ -20,7 +21,7 @@ import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import { fromBase64Json } from './leg-codec.ts';
-import type { Listings } from './listings.ts';
+import { LISTING_KIND, type Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
 
 /** Time after the seller's timeout by which an answer must be recorded (else SELLER_FAILED). */
@@ -118,6 +119,7 @@ export class Executions {
       },
       this.deps.forward,
     );
+    this.tellListing(p.ctx.resource_id, input.intentId, res.ok && res.status < 400);
     if (!res.ok) {
       await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
       throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
@@ -161,6 +163,16 @@ export class Executions {
   private async verifyAnm(ctx: PurchaseContext, headerName: string, input: ExecuteInput): Promise<{ fee: VerifiedLeg; seller: VerifiedLeg }> {
     if (headerName !== 'PAYMENT-SIGNATURE') throw new MarketRefusal('invalid_payment', 'An ANM seller is paid with an x402 v2 exact-anm payment (PAYMENT-SIGNATURE).', 'invalid_payload');
     return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
+  }
+
+  /**
+   * The listing's paid-call success (DESIGN §5 "Scanner") learns how the seller served this
+   * execution. Through the bus, off the buyer's path: many executions of one listing would
+   * otherwise queue on its row lock. Once per intent (the event id), however often retried.
+   */
+  private tellListing(resourceId: string, intentId: string, ok: boolean): void {
+    const event = { type: 'listing.executed', id: `executed:${intentId}`, at: this.now(), intent_id: intentId, ok } satisfies ListingEvent;
+    void this.deps.host.send({ kind: LISTING_KIND, id: resourceId }, event).catch(() => undefined);
   }
 
   /** Uses the fee authorization of an execution whose seller answered below 400; `known`: the purchase as just read or written. */

@@ -45,6 +45,8 @@ export interface ForwardRequest {
   method: string;
   headers: Record<string, string>;
   body: Buffer | null;
+  /** Further answer headers to return (lower case), beyond those an execution passes back. */
+  answerHeaders?: readonly string[];
 }
 
 export type ForwardResult =
@@ -106,7 +108,7 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
         finish({
           ok: true,
           status: res.statusCode ?? 502,
-          headers: { 'content-type': one(h['content-type']), ...(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? { location: one(h.location) } : {}), 'payment-response': one(h['payment-response']), 'x-payment-response': one(h['x-payment-response']) },
+          headers: { 'content-type': one(h['content-type']), ...(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? { location: one(h.location) } : {}), 'payment-response': one(h['payment-response']), 'x-payment-response': one(h['x-payment-response']), ...Object.fromEntries((req.answerHeaders ?? []).map((n) => [n, one(h[n])])) },
           body: Buffer.concat(chunks),
         });
       });

@@ -16,6 +16,7 @@ import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
 import { PurchaseKeys } from './purchase-keys.ts';
 import { Purchases } from './purchases.ts';
+import { Scanner } from './scanner/scanner.ts';
 import { SearchIndex } from './search-index.ts';
 
 /** As the merchant gateway's sweep of its keys (gateway/server.ts). */
@@ -35,6 +36,8 @@ export interface MarketServices {
   /** Idempotency-Keys of purchases (ADR 0026). */
   purchaseKeys: PurchaseKeys;
   facilitator: Facilitator;
+  /** Probes listings: the rounds of this process's runtime and an operator's scan-now. */
+  scanner: Scanner;
   feeAddresses: Record<MarketAsset, string>;
   /** Loads the index and starts the catch-up, the seller-leg watch and the sweep of old purchase keys. */
   start(pollMs?: number): Promise<void>;
@@ -50,19 +53,24 @@ export interface AnmLaneOptions {
   inclusionWaitMs?: number;
 }
 
-/**
- * `usdcToken`: the token the simulated ledger stands in for (its chain is the USDC lane's
- * network); a given `usdcLedger` brings its own.
- */
 export function openMarket(
   db: Db,
   host: ActorHost,
-  opts: { feeAddresses: Record<MarketAsset, string>; clock?: () => number; anm?: AnmLaneOptions | undefined; usdcLedger?: UsdcLedger; usdcToken?: UsdcToken | undefined; forward?: ForwardOptions },
+  opts: {
+    feeAddresses: Record<MarketAsset, string>;
+    clock?: () => number;
+    anm?: AnmLaneOptions | undefined;
+    usdcLedger?: UsdcLedger;
+    usdcToken?: UsdcToken | undefined;
+    forward?: ForwardOptions;
+    scanner?: Scanner;
+    firstProbeMaxMs?: number;
+  },
 ): MarketServices {
   const clock = opts.clock ?? Date.now;
   const ledger = new UsdcSimLedger(db, opts.usdcToken);
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
-  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network });
+  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs);
   const index = new SearchIndex(listings);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
@@ -81,6 +89,8 @@ export function openMarket(
     anm,
     purchaseKeys,
     facilitator: new Facilitator(usdc, anm),
+    // The runtime's scanner when this process runs one; else one for scan-now alone.
+    scanner: opts.scanner ?? new Scanner(db, host, { forward: opts.forward ?? { allowPrivate: false }, ...(opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {}) }),
     feeAddresses: opts.feeAddresses,
     async start(pollMs = 1000) {
       await index.refresh();

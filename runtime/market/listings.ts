@@ -17,6 +17,8 @@ import { listingBody, pricedAssets } from './listing-input.ts';
 import { listingMessage, providerIdOf, resourceIdOf, verifyListingSignatures } from './listing-signature.ts';
 
 export const LISTING_KIND = 'listing';
+/** A new listing's first probe comes within this (random) wait, so a batch of registrations is not probed at once. */
+export const FIRST_PROBE_MAX_MS = 30_000;
 
 interface Row {
   id: string;
@@ -40,6 +42,7 @@ export class Listings {
     private readonly clock: () => number = Date.now,
     /** Each lane's network as configured: records name it in `pricing`. */
     private readonly networks: LaneNetworks = DEFAULT_LANE_NETWORKS,
+    private readonly firstProbeMaxMs = FIRST_PROBE_MAX_MS,
   ) {}
 
   private readonly recordOf = (row: Row): ListingRecord => recordOf(row, this.networks);
@@ -77,7 +80,8 @@ export class Listings {
     const digest = bytesToHex(sha256(utf8ToBytes(listingMessage(raw as Record<string, unknown>)))).slice(0, 32);
     const target = { kind: LISTING_KIND, id: resourceId };
     const at = this.clock();
-    const first = await this.host.apply(target, { type: 'listing.register', id: `register:${digest}`, at, ...fields } satisfies ListingEvent);
+    const probeIn = Math.floor(Math.random() * this.firstProbeMaxMs);
+    const first = await this.host.apply(target, { type: 'listing.register', id: `register:${digest}`, at, probe_in_ms: probeIn, ...fields } satisfies ListingEvent);
     if (first.outcome === 'applied' || first.outcome === 'duplicate') return { record: this.recordOf({ id: resourceId, ...first, state: first.status }), created: first.outcome === 'applied' };
     const upd = await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent);
     if (upd.outcome === 'ignored') throw new MarketRefusal('forbidden', 'This listing is controlled by another key.');

@@ -1,0 +1,81 @@
+/**
+ * The probe's rules outside the engine (DESIGN §5 "Scanner", "Routed execution"): SSRF
+ * refusal without the development switch, no redirect followed, the body cap, and a v2
+ * header whose payee is not the listing's. The scanner suites cover the rest with real sellers.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USDC_TOKEN } from '../../../machines/money/market.ts';
+import { probe, PROBE_MAX_BODY_BYTES } from './probe.ts';
+import { Semaphore } from './semaphore.ts';
+
+const PAY_TO = '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd';
+const assets = [{ asset: 'USDC' as const, pay_to: PAY_TO, seller_price_atomic: '10000' }];
+const required = (payTo: string) =>
+  encodePaymentRequiredHeader({
+    x402Version: 2,
+    resource: { url: 'http://127.0.0.1/x', description: 'x', mimeType: 'application/json' },
+    accepts: [{ scheme: 'exact', network: 'eip155:8453', asset: USDC_TOKEN.address, amount: '10000', payTo, maxTimeoutSeconds: 60, extra: {} }],
+  });
+let base: string;
+let hitsAfterRedirect = 0;
+const server = http.createServer((req, res) => {
+  if (req.url === '/ok') res.writeHead(402, { 'payment-required': required(`0x${PAY_TO.slice(2).toUpperCase()}`) }).end();
+  else if (req.url === '/other') res.writeHead(402, { 'payment-required': required('0x2222222222222222222222222222222222222222') }).end();
+  else if (req.url === '/big') res.writeHead(402, { 'content-type': 'application/json' }).end(`{"pad":"${'x'.repeat(PROBE_MAX_BODY_BYTES)}"}`);
+  else if (req.url === '/moved') res.writeHead(302, { location: '/ok' }).end();
+  else {
+    hitsAfterRedirect++;
+    res.writeHead(404).end();
+  }
+});
+
+beforeAll(async () => {
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((r) => server.close(r)));
+
+const dev = { allowPrivate: true, timeoutMs: 2_000 };
+
+describe('probe', () => {
+  it('a matching v2 header is ok (addresses compared without case); another payee is a mismatch', async () => {
+    expect((await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, dev)).outcome).toBe('ok');
+    expect(await probe({ endpoint: `${base}/other`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'mismatch', http_status: 402 });
+  });
+
+  it('refuses a loopback seller without the development switch, before any request', async () => {
+    const r = await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, { allowPrivate: false });
+    expect(r).toMatchObject({ outcome: 'refused', http_status: null, latency_ms: null });
+  });
+
+  it('does not follow a redirect and does not read past the cap', async () => {
+    expect(await probe({ endpoint: `${base}/moved`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'http_error', http_status: 302 });
+    expect(hitsAfterRedirect).toBe(0);
+    expect((await probe({ endpoint: `${base}/big`, method: 'GET', assets }, dev)).outcome).toBe('malformed');
+  });
+});
+
+describe('Semaphore', () => {
+  it('never runs more than its limit at once and runs every task', async () => {
+    const s = new Semaphore(3);
+    let active = 0;
+    let most = 0;
+    const done = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        s.run(async () => {
+          most = Math.max(most, ++active);
+          await new Promise((r) => setTimeout(r, 2 + (i % 3)));
+          active--;
+          return i;
+        }),
+      ),
+    );
+    expect(most).toBe(3);
+    expect(done).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(s.pending).toBe(0);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * One probe of a listing (DESIGN §5 "Scanner"): an unpaid request to its endpoint that must
+ * answer a well-formed x402 402 (v2: the `PAYMENT-REQUIRED` header; v1: the JSON body),
+ * parsed with `@x402/core`'s own schemas, whose requirements match the listing for every
+ * asset it accepts: scheme, network, asset, payTo and amount. The call goes through the
+ * routed execution's `forward` (webhook SSRF rules, timeout, capped body, no redirects).
+ */
+import { performance } from 'node:perf_hooks';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { parsePaymentRequired } from '@x402/core/schemas';
+import type { ListingAssetEntry, ProbeOutcome } from '../../../machines/listing/events.ts';
+import { MARKET_LANES } from '../../../machines/money/market.ts';
+import { checkTarget, forward, type ForwardOptions } from '../forward.ts';
+import { assetId } from '../requirements.ts';
+
+/** A seller's 402 is a few KiB; more is not an x402 answer. */
+export const PROBE_MAX_BODY_BYTES = 64 * 1024;
+export const PROBE_TIMEOUT_MS = 10_000;
+
+export interface ProbeTarget {
+  endpoint: string;
+  method: string;
+  assets: ListingAssetEntry[];
+}
+
+export interface ProbeResult {
+  outcome: ProbeOutcome;
+  http_status: number | null;
+  latency_ms: number | null;
+  detail: string;
+}
+
+/** x402 v1 names networks by name; v2 by CAIP-2 id. */
+const V1_NETWORK: Record<string, string> = { 'eip155:8453': 'base' };
+const NO_BODY = new Set(['GET', 'HEAD']);
+
+interface Offer {
+  scheme: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  amount: string;
+}
+
+/** `usdcAsset`: the USDC lane's token contract (USDC on Base unless the lane is configured otherwise). */
+export async function probe(t: ProbeTarget, opts: ForwardOptions, usdcAsset: string = assetId('USDC')): Promise<ProbeResult> {
+  const refused = await checkTarget(t.endpoint, opts);
+  if (refused) return { outcome: 'refused', http_status: null, latency_ms: null, detail: refused };
+  const method = t.method.toUpperCase();
+  const t0 = performance.now();
+  const res = await forward(
+    {
+      url: t.endpoint,
+      method,
+      headers: { accept: 'application/json', ...(NO_BODY.has(method) ? {} : { 'content-type': 'application/json' }) },
+      body: NO_BODY.has(method) ? null : Buffer.from('{}'),
+      answerHeaders: ['payment-required'],
+    },
+    { ...opts, timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS, maxBodyBytes: opts.maxBodyBytes ?? PROBE_MAX_BODY_BYTES },
+  );
+  const latency = Math.round(performance.now() - t0);
+  if (!res.ok) {
+    const outcome: ProbeOutcome = res.reason.startsWith('no answer within') ? 'timeout' : !res.sent ? 'refused' : res.reason.includes('exceeds') ? 'malformed' : 'unreachable';
+    return { outcome, http_status: null, latency_ms: outcome === 'malformed' ? latency : null, detail: res.reason.slice(0, 300) };
+  }
+  const answered = (outcome: ProbeOutcome, detail: string): ProbeResult => ({ outcome, http_status: res.status, latency_ms: latency, detail: detail.slice(0, 300) });
+  if (res.status >= 500) return answered('server_error', `the endpoint answered ${res.status}`);
+  if (res.status >= 200 && res.status < 300) return answered('no_payment_required', `the endpoint answered ${res.status} to an unpaid request`);
+  if (res.status !== 402) return answered('http_error', `the endpoint answered ${res.status}, not 402`);
+  const offers = offersOf(res.headers['payment-required'], res.body);
+  if (typeof offers === 'string') return answered('malformed', offers);
+  const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, a.asset === 'USDC' ? usdcAsset : assetId(a.asset)))).map((a) => a.asset);
+  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`);
+  return answered('ok', '');
+}
+
+/** The 402's offers, or why it is not a well-formed x402 answer. */
+function offersOf(header: string | undefined, body: Buffer): Offer[] | string {
+  let doc: unknown;
+  if (header) {
+    try {
+      doc = decodePaymentRequiredHeader(header);
+    } catch {
+      return 'the PAYMENT-REQUIRED header is not base64 JSON';
+    }
+  } else {
+    try {
+      doc = JSON.parse(body.toString('utf8'));
+    } catch {
+      return 'a 402 without a PAYMENT-REQUIRED header and without a JSON body';
+    }
+  }
+  const parsed = parsePaymentRequired(doc);
+  if (!parsed.success) return `not an x402 PaymentRequired: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim();
+  return parsed.data.accepts.map((a) => ({
+    scheme: a.scheme,
+    network: a.network,
+    asset: a.asset,
+    payTo: a.payTo,
+    amount: 'amount' in a ? a.amount : a.maxAmountRequired,
+  }));
+}
+
+function matches(o: Offer, a: ListingAssetEntry, asset: string): boolean {
+  const lane = MARKET_LANES[a.asset];
+  const same = (x: string, y: string) => (x.startsWith('0x') ? x.toLowerCase() === y.toLowerCase() : x === y);
+  return (
+    o.scheme === lane.legScheme &&
+    (o.network === lane.network || o.network === V1_NETWORK[lane.network]) &&
+    same(o.asset, asset) &&
+    same(o.payTo, a.pay_to) &&
+    o.amount === a.seller_price_atomic
+  );
+}

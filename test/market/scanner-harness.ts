@@ -1,0 +1,55 @@
+/**
+ * A marketplace with a running scanner for the scanner suites: the engine (consumer, timer
+ * sweeper) with the scanner as its after-commit hook, the market services on the same host,
+ * and the HTTP app with an operator token. Rounds are fast (`intervalMs`) so a test sees
+ * many of them; sellers are on 127.0.0.1, so private targets are allowed as in development.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import type { Bus } from '../../runtime/bus/types.ts';
+import { Engine } from '../../runtime/engine/runtime.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import { Scanner, type ScannerOptions } from '../../runtime/market/scanner/scanner.ts';
+import type { Db } from '../../storage/db.ts';
+import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
+import { FEE_ADDRESSES } from './harness.ts';
+
+export const OPERATOR_TOKEN = 'op_scanner_test_token_0123456789';
+
+export interface ScanRuntime {
+  engine: Engine;
+  scanner: Scanner;
+  stop(): Promise<void>;
+}
+
+/** One runtime process's share: consumer, sweeper and scanner over a database and a bus. */
+export async function startScanRuntime(db: Db, bus: Bus, opts: Partial<ScannerOptions> = {}): Promise<ScanRuntime> {
+  // The hook runs only once the engine has started, after `scanner` exists.
+  const engine: Engine = new Engine({ db, bus, registry: machineRegistry(), hooks: { afterCommit: (r, e): void => scanner.afterCommit(r, e) }, sweeper: { pollMs: 20 } });
+  const scanner: Scanner = new Scanner(db, engine.host, { forward: { allowPrivate: true, timeoutMs: 1_000 }, intervalMs: 150, jitterMs: 20, ...opts });
+  await engine.start({ feed: false });
+  return {
+    engine,
+    scanner,
+    async stop() {
+      await engine.stop();
+      await scanner.idle();
+    },
+  };
+}
+
+export interface ScanMarket {
+  url: string;
+  market: MarketServices;
+  app: FastifyInstance;
+  req(method: string, path: string, opts?: ReqOptions): Promise<Res>;
+  close(): Promise<void>;
+}
+
+export async function startScanMarket(rt: ScanRuntime, db: Db): Promise<ScanMarket> {
+  const market = openMarket(db, rt.engine.host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true, timeoutMs: 10_000 }, scanner: rt.scanner, firstProbeMaxMs: 20 });
+  const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6, operatorToken: OPERATOR_TOKEN });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, market, app, req: (method, path, o) => request(url, method, path, o), close: () => app.close() };
+}
