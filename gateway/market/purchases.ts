@@ -37,7 +37,7 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     if (claim.outcome === 'in_flight') throw new AppError('rate_limited', 'A purchase with this idempotency-key is still being processed.', { retryAfter: 1, headers: { 'Retry-After': '1' } });
     let body: string;
     try {
-      body = JSON.stringify(await deps.purchases.purchase(intentId, r.data.payment.legs));
+      body = JSON.stringify(await deps.purchases.purchase(intentId, r.data.payment.legs, claim.purchase));
     } catch (err) {
       await deps.purchaseKeys.release(intentId, key).catch(() => undefined);
       throw err;
