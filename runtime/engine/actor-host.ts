@@ -126,6 +126,15 @@ export class ActorHost {
     return result;
   }
 
+  /**
+   * An actor's row the caller read in a statement of its own (the purchase's, with its
+   * idempotency claim): kept as if this process had written it, so the next event for the
+   * actor can take the optimistic path. A stale row costs only the fallback to the locked path.
+   */
+  observe(id: string, row: CachedActor): void {
+    this.cache?.set(id, row);
+  }
+
   private remember(r: ApplyResult): void {
     this.cache?.set(r.actorId, { version: r.version, state: r.status, snapshot: r.snapshot, merchant: r.merchant, mode: r.mode });
   }

@@ -17,7 +17,7 @@ const TAKEOVER_AFTER_MS = 60_000;
 // Asynchronous commit as the gate's claims: a lost claim only lets a retry run the purchase
 // again, and a purchase with the same legs answers the same. A claimed key brings the purchase
 // actor's row in the same round trip (ADR 0034): the purchase starts from it.
-const CLAIM_SQL = `SELECT c.*, a.state, a.snapshot FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
+const CLAIM_SQL = `SELECT c.*, a.state, a.snapshot, a.version, a.merchant, a.mode FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
   CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c
   LEFT JOIN actors a ON c.claim = 'claimed' AND a.id = $1 AND a.kind = '${PURCHASE_KIND}'`;
 
@@ -40,7 +40,7 @@ export class PurchaseKeys {
     const { rows } = await this.db.query<ClaimRow & Partial<PurchaseRow>>(CLAIM_SQL, [intentId, key, requestHash, TAKEOVER_AFTER_MS]);
     const c = rows[0]!;
     if (c.claim === 'replay') return { outcome: 'replay', status: c.status!, headers: c.headers ?? {}, body: Buffer.from(c.body!) };
-    if (c.claim === 'claimed') return { outcome: 'claimed', purchase: c.state && c.snapshot ? asRead({ state: c.state, snapshot: c.snapshot }) : null };
+    if (c.claim === 'claimed') return { outcome: 'claimed', purchase: c.state && c.snapshot && c.version ? { ...asRead({ state: c.state, snapshot: c.snapshot }), row: { state: c.state, snapshot: c.snapshot, version: c.version, merchant: c.merchant ?? null, mode: c.mode ?? null } } : null };
     return { outcome: c.claim };
   }
 

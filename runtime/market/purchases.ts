@@ -12,6 +12,7 @@ import { MARKET_FEE_BPS, MARKET_LANES, assertGross, priceSplit, type MarketAsset
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
@@ -34,15 +35,20 @@ export interface QuoteInput {
   maxLatencyMs?: number | undefined;
 }
 
-/** A purchase actor's row as read: its state and snapshot. */
+/** A purchase actor's row as read: its state and snapshot (and, read with a claim, the rest the engine keeps). */
 export interface PurchaseRow {
   state: string;
   snapshot: PersistedSnapshot;
+  version?: number;
+  merchant?: string | null;
+  mode?: string | null;
 }
 
 export interface PurchaseRead {
   ctx: PurchaseContext;
   status: PurchaseStatus;
+  /** The whole row, when read with the idempotency claim: handed to the engine's optimistic path. */
+  row?: CachedActor;
 }
 
 export const asRead = (row: { state?: string; status?: string; snapshot: PersistedSnapshot }): PurchaseRead => ({
@@ -146,6 +152,7 @@ export class Purchases {
    */
   async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, seen?: PurchaseRead | null) {
     const p = seen === undefined ? await this.read(intentId) : seen;
+    if (p?.row) this.deps.host.observe(intentId, p.row);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (legs.fee === undefined || legs.fee === null) throw new MarketRefusal('fee_leg_missing', 'payment.legs.fee is missing: a purchase needs both legs.', 'fee_leg_missing');
