@@ -6,6 +6,7 @@
  * scoped per purchase intent: the merchant column holds the intent id, the mode `market`.
  */
 import type { Db } from '../../storage/db.ts';
+import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import type { ClaimRow } from '../merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../merchant/idempotency-records.ts';
 import { asRead, PURCHASE_KIND, type PurchaseRead, type PurchaseRow } from './purchases.ts';
@@ -47,6 +48,14 @@ export class PurchaseKeys {
   /** The first response, kept for replays. */
   done(intentId: string, key: string, status: number, headers: Record<string, string>, body: string): Promise<void> {
     return this.records.done(intentId, SCOPE, key, status, headers, body);
+  }
+
+  /**
+   * The first response as a companion of the event that records the purchase: written with it
+   * when the event is applied, in the same statement (ADR 0034). `render` makes the body.
+   */
+  recording(intentId: string, key: string, status: number, headers: Record<string, string>, render: (r: ApplyResult) => string): CreateCompanion {
+    return this.records.withCreate(intentId, SCOPE, key, status, headers, render);
   }
 
   /** The attempt was refused or failed: nothing was recorded as paid, so a retry runs afresh. */

@@ -23,6 +23,10 @@ import { catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
 import { verifyUsdcLeg, verifyUsdcLegs } from './usdc-purchase.ts';
+import { bindingCompanion, bindLegs } from './leg-nonces.ts';
+import { CompanionRefusedError } from '../engine/errors.ts';
+import { joinCompanions } from '../engine/companions.ts';
+import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import { assetId, DEFAULT_TIMEOUT_S, laneExtra, laneNetwork, type PaymentRequirements } from './requirements.ts';
 import type { SearchIndex } from './search-index.ts';
 
@@ -50,6 +54,8 @@ export interface PurchaseRead {
   /** The whole row, when read with the idempotency claim: handed to the engine's optimistic path. */
   row?: CachedActor;
 }
+
+export type PurchaseResponse = ReturnType<typeof purchaseResource> & { seller_payment: ReturnType<typeof paymentHeaders> | null };
 
 export const asRead = (row: { state?: string; status?: string; snapshot: PersistedSnapshot }): PurchaseRead => ({
   ctx: row.snapshot.context as PurchaseContext,
@@ -147,33 +153,52 @@ export class Purchases {
   }
 
   /**
-   * Verifies both legs against the quote; nothing is settled here. `seen` is the purchase as
-   * read in the idempotency claim's statement (ADR 0034), which spares a read of its own.
+   * Verifies both legs against the quote; nothing is settled here. `seen`: the purchase as read
+   * with the idempotency claim, which spares a read of its own. `record`: the first response's
+   * record, written in the statement that records `VERIFIED` when this request makes it
+   * (`recorded` in the result; ADR 0034), with both legs' nonce bindings.
    */
-  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, seen?: PurchaseRead | null) {
-    const p = seen === undefined ? await this.read(intentId) : seen;
+  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion } = {}): Promise<{ response: PurchaseResponse; recorded: boolean }> {
+    const p = opts.seen === undefined ? await this.read(intentId) : opts.seen;
     if (p?.row) this.deps.host.observe(intentId, p.row);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (legs.fee === undefined || legs.fee === null) throw new MarketRefusal('fee_leg_missing', 'payment.legs.fee is missing: a purchase needs both legs.', 'fee_leg_missing');
     if (legs.seller === undefined || legs.seller === null) throw new MarketRefusal('invalid_payment', 'payment.legs.seller is missing.', 'invalid_payload');
     const { seller, fee, payerBalance } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee });
-    if (p.status !== 'QUOTED') return this.again(p, seller, fee);
+    if (p.status !== 'QUOTED') return { response: this.again(p, seller, fee), recorded: false };
     // One payer signed both legs: its balance must cover the total, not only each leg.
     if (payerBalance !== undefined && payerBalance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
     // The fee is settled after the seller leg, so its authorization must outlive the seller's.
     if (fee.valid_before < seller.valid_before) throw new MarketRefusal('invalid_payment', 'The fee leg must be valid at least as long as the seller leg.', 'invalid_exact_evm_payload_authorization_valid_before');
-    await this.bindLegs(p.ctx.asset, intentId, [
-      { leg: seller, name: 'seller' },
-      { leg: fee, name: 'fee' },
-    ]);
-    const r = await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent);
+    const target = { kind: PURCHASE_KIND, id: intentId };
+    const event = { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent;
+    const toBind = [
+      { leg: seller, name: 'seller' as const },
+      { leg: fee, name: 'fee' as const },
+    ];
+    const binding = bindingCompanion(p.ctx.asset, intentId, toBind);
+    let r: ApplyResult;
+    try {
+      r = await this.deps.host.apply(target, event, opts.record ? joinCompanions(binding, opts.record) : binding);
+    } catch (err) {
+      if (!(err instanceof CompanionRefusedError)) throw err;
+      // A nonce is bound already: to another purchase (a replay, refused here) or to this one
+      // by an earlier attempt of this purchase (bound again, and the event applied without it).
+      await bindLegs(this.deps.db, p.ctx.asset, intentId, toBind);
+      r = await this.deps.host.apply(target, event, opts.record);
+    }
     if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
     // Bought meanwhile by another request: the same legs get its answer, other legs a conflict.
-    if (r.outcome !== 'applied') return this.again(asRead(r), seller, fee);
+    if (r.outcome !== 'applied') return { response: this.again(asRead(r), seller, fee), recorded: false };
     if (this.deps.anm && p.ctx.asset === 'ANM') {
-      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, e);
+      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply(target, e);
     }
+    return { response: this.responseOf(r), recorded: r.companionWritten === true && opts.record !== undefined };
+  }
+
+  /** The purchase's answer from an actor's state: the resource and the seller leg as ready headers. */
+  responseOf(r: { status: string; snapshot: PersistedSnapshot }): PurchaseResponse {
     return this.purchased(r.snapshot.context as PurchaseContext, r.status as PurchaseStatus);
   }
 
@@ -183,7 +208,7 @@ export class Purchases {
     throw new MarketRefusal('leg_replayed', 'This intent was already purchased with other legs.');
   }
 
-  private purchased(ctx: PurchaseContext, status: PurchaseStatus) {
+  private purchased(ctx: PurchaseContext, status: PurchaseStatus): PurchaseResponse {
     const seller = ctx.legs?.seller;
     return {
       ...purchaseResource(ctx, status),
@@ -205,27 +230,7 @@ export class Purchases {
   }
 
   bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
-    return this.bindLegs(lane, intentId, [{ leg, name }]);
-  }
-
-  /**
-   * Binds each leg's nonce to this intent and leg, in one statement: a nonce bound to another
-   * purchase or leg is a replay. A leg bound again to the same intent and leg (a retry) passes.
-   */
-  async bindLegs(lane: MarketAsset, intentId: string, legs: ReadonlyArray<{ leg: VerifiedLeg; name: 'seller' | 'fee' }>): Promise<void> {
-    const { rows } = await this.deps.db.query<{ i: string; intent_id: string | null; leg: string | null }>(
-      `WITH x AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS x(authorizer, nonce, leg, i)),
-       ins AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg) SELECT $1, authorizer, nonce, $5, leg FROM x ORDER BY i ON CONFLICT DO NOTHING RETURNING authorizer, nonce, intent_id, leg)
-       SELECT x.i, coalesce(ins.intent_id, m.intent_id) AS intent_id, coalesce(ins.leg, m.leg) AS leg
-         FROM x LEFT JOIN ins ON ins.authorizer = x.authorizer AND ins.nonce = x.nonce
-                LEFT JOIN market_leg_nonces m ON m.lane = $1 AND m.authorizer = x.authorizer AND m.nonce = x.nonce
-        ORDER BY x.i`,
-      [lane, legs.map((l) => l.leg.payer), legs.map((l) => l.leg.nonce), legs.map((l) => l.name), intentId],
-    );
-    for (const [i, { name }] of legs.entries()) {
-      const bound = rows[i];
-      if (bound?.intent_id !== intentId || bound.leg !== name) throw new MarketRefusal('leg_replayed', `The ${name} leg's nonce is already bound to another purchase.`, 'invalid_exact_evm_nonce_already_used');
-    }
+    return bindLegs(this.deps.db, lane, intentId, [{ leg, name }]);
   }
 
   /** A settlement seen on a lane: if it was a purchase's seller leg, record it and settle the fee. */

@@ -2,10 +2,10 @@
  * A regression guard for `npm run bench:market`'s purchase row that no load on the machine can
  * move: the SQL statements `POST /api/v1/purchase` sends, counted at the database port (ADR
  * 0034). A purchase is the idempotency claim that also reads the purchase actor, one ledger
- * read for both legs, one statement binding both nonces, the one statement that writes
- * `VERIFIED` (DESIGN §2, optimistic path of ADR 0012) and the batched first-response record:
- * five, where it was eleven. The same holds in a process that did not make the quote (its
- * engine has never seen the actor). A change that adds a round trip fails here.
+ * read for both legs, and the one statement that writes `VERIFIED` (DESIGN §2, optimistic path
+ * of ADR 0012) with both legs' nonce bindings and the first response's record: three, where it
+ * was eleven. The same holds in a process that did not make the quote (its engine has never
+ * seen the actor). A change that adds a round trip fails here.
  */
 import type { FastifyInstance } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -48,6 +48,9 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
     // Another marketplace process over the same database: its engine never saw the quotes.
     const other = openMarket(c.db, new ActorHost({ db: c.db, bus: b.bus, registry: machineRegistry() }), { feeAddresses: FEE });
     apps.push(await buildMarketApp({ ...other, perIpPerMinute: 1e6 }));
+    // A process whose engine keeps no rows: every event takes the locked path.
+    const locked = openMarket(c.db, new ActorHost({ db: c.db, bus: b.bus, registry: machineRegistry(), cacheSize: 0 }), { feeAddresses: FEE });
+    apps.push(await buildMarketApp({ ...locked, perIpPerMinute: 1e6 }));
     const buyer = privateKeyToAccount(generatePrivateKey());
     await quoting.ledger.fund(buyer.address, 10n ** 12n);
     let n = 0;
@@ -86,12 +89,64 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
   it.each([
     ['in the process that made the quote', 0],
     ['in another process', 1],
-  ])('a purchase %s: claim and read, ledger, bind, write, record', async (_where, app) => {
+  ])('a purchase %s: the claim with the read, the ledger, the write with bindings and record', async (_where, app) => {
     const kinds = await perPurchase(apps[app]!);
     const why = [...kinds].join('\n');
     expect(kinds.get('WITH up AS (UPDATE actors SET snapshot ='), why).toBe(N);
     expect(kinds.get('BEGIN'), why).toBeUndefined();
-    expect(total(kinds), why).toBeLessThanOrEqual(5 * N);
-    expect(total(kinds), why).toBeGreaterThanOrEqual(4 * N);
+    expect(total(kinds), why).toBe(3 * N);
+  });
+
+  it('the write carries what the separate statements wrote: both nonces bound, the response recorded for replay', async () => {
+    statements.length = 0;
+    await buy(apps[0]!);
+    const intent = (await b.db.query<{ id: string }>(`SELECT id FROM actors WHERE kind = 'purchase' AND state = 'VERIFIED' ORDER BY updated_at DESC LIMIT 1`)).rows[0]!.id;
+    const bound = await b.db.query<{ leg: string }>(`SELECT leg FROM market_leg_nonces WHERE intent_id = $1 ORDER BY leg`, [intent]);
+    expect(bound.rows.map((r) => r.leg)).toEqual(['fee', 'seller']);
+    const kept = await b.db.query<{ state: string; status: number }>(`SELECT state, status FROM idempotency_keys WHERE merchant = $1 AND mode = 'market'`, [intent]);
+    expect(kept.rows).toEqual([{ state: 'done', status: 200 }]);
+  });
+
+  it('on the locked path too, the bindings and the record ride on the write', async () => {
+    statements.length = 0;
+    await buy(apps[2]!);
+    expect(statements.map((s) => s.slice(0, 26))).toEqual([
+      'SELECT c.*, a.state, a.sna',
+      'SELECT EXISTS (SELECT 1 FR',
+      'BEGIN',
+      'SELECT version, state, sna',
+      'WITH pe AS (INSERT INTO pr',
+      'COMMIT',
+    ]);
+    const intent = (await b.db.query<{ id: string }>(`SELECT id FROM actors WHERE kind = 'purchase' AND state = 'VERIFIED' ORDER BY updated_at DESC LIMIT 1`)).rows[0]!.id;
+    expect((await b.db.query(`SELECT 1 FROM market_leg_nonces WHERE intent_id = $1`, [intent])).rowCount).toBe(2);
+    expect((await b.db.query(`SELECT 1 FROM idempotency_keys WHERE merchant = $1 AND state = 'done'`, [intent])).rowCount).toBe(1);
+  });
+
+  it('nonces its own earlier attempt bound: the write refuses them, they are bound again and the purchase is VERIFIED', async () => {
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await quoting.ledger.fund(buyer.address, 10n ** 9n);
+    const q = await quoting.purchases.quote({ capability: 'weather', asset: 'USDC' });
+    const l = q.payment_requirements.accepts[0]!.extra.legs;
+    const legs = { seller: await signLeg(buyer, { to: l.seller.payTo, value: l.seller.amount }), fee: await signLeg(buyer, { to: l.fee.payTo, value: l.fee.amount }) };
+    const p = (await quoting.purchases.read(q.intent_id))!;
+    await quoting.purchases.bind('USDC', q.intent_id, await quoting.purchases.verifyLeg(p.ctx, 'seller', legs.seller), 'seller');
+    statements.length = 0;
+    const res = await apps[0]!.inject({ method: 'POST', url: '/api/v1/purchase', headers: { 'idempotency-key': 'rebound', 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, payment: { legs } } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<{ status: string }>().status).toBe('VERIFIED');
+    // The claim, the ledger, the refused write, the binding on its own, the write with the record only.
+    expect(statements.map((s) => s.slice(0, 26))).toEqual([
+      'SELECT c.*, a.state, a.sna',
+      'SELECT EXISTS (SELECT 1 FR',
+      'WITH up AS (UPDATE actors ',
+      'WITH x AS (SELECT * FROM u',
+      'WITH up AS (UPDATE actors ',
+    ]);
+    const bound = await b.db.query<{ leg: string }>(`SELECT leg FROM market_leg_nonces WHERE intent_id = $1 ORDER BY leg`, [q.intent_id]);
+    expect(bound.rows.map((r) => r.leg)).toEqual(['fee', 'seller']);
+    const replay = await apps[0]!.inject({ method: 'POST', url: '/api/v1/purchase', headers: { 'idempotency-key': 'rebound', 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, payment: { legs } } });
+    expect(replay.headers['idempotent-replay']).toBe('true');
+    expect(replay.body).toBe(res.body);
   });
 });
