@@ -35,16 +35,23 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     if (claim.outcome === 'replay') return reply.code(claim.status).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
     if (claim.outcome === 'reused') throw new AppError('idempotency_key_reused', 'This idempotency-key was already used for this intent with a different request body.');
     if (claim.outcome === 'in_flight') throw new AppError('rate_limited', 'A purchase with this idempotency-key is still being processed.', { retryAfter: 1, headers: { 'Retry-After': '1' } });
+    const headers = { 'content-type': JSON_TYPE };
+    // The first response is a pure function of the VERIFIED actor: recorded in the statement
+    // that writes it (ADR 0034), or on its own when this request did not make it VERIFIED.
+    let rendered: string | undefined;
+    const record = deps.purchaseKeys.recording(intentId, key, 200, headers, (v) => (rendered = JSON.stringify(deps.purchases.responseOf(v))));
     let body: string;
     try {
-      body = JSON.stringify(await deps.purchases.purchase(intentId, r.data.payment.legs));
+      const { response, recorded } = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record });
+      if (recorded && rendered !== undefined) return reply.code(200).type(JSON_TYPE).send(rendered);
+      body = JSON.stringify(response);
     } catch (err) {
       await deps.purchaseKeys.release(intentId, key).catch(() => undefined);
       throw err;
     }
     // The purchase stands whether or not its record is written: without it a retry runs the
     // purchase again (after the takeover delay), and the same legs answer the same.
-    await deps.purchaseKeys.done(intentId, key, 200, { 'content-type': JSON_TYPE }, body).catch((err: unknown) => req.log.warn({ err }, 'purchase idempotency record not written'));
+    await deps.purchaseKeys.done(intentId, key, 200, headers, body).catch((err: unknown) => req.log.warn({ err }, 'purchase idempotency record not written'));
     return reply.code(200).type(JSON_TYPE).send(body);
   });
 

@@ -5,12 +5,12 @@ import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
 import { recordActorEvent } from '../ops/metrics.ts';
 import { consumeActorEvents, type ConsumeOptions } from './bus-consumer.ts';
-import { MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
+import { CompanionRefusedError, MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
 import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
-import { writeStatement, type WriteParts } from './write-statement.ts';
+import { COMPANION_REFUSED, writeStatement, type WriteParts } from './write-statement.ts';
 import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER } from './host-sql.ts';
 import { feedJson, ownerOf, timerEventName } from './event-parts.ts';
 import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, Outcome, SnapshotFeedItem } from './actor-types.ts';
@@ -51,8 +51,9 @@ export class ActorHost {
 
   /**
    * Validates, then applies one event in one transaction. Safe to call from any process.
-   * `companion` is written only if this event creates the actor in one statement
-   * (`companionWritten` in the result says whether it was).
+   * `companion` is written in the statement that writes the event, only if it is applied
+   * (`companionWritten` in the result says whether it was); a create that finds its actor
+   * existing writes none.
    */
   async apply(target: ActorTarget, rawEvent: unknown, companion?: CreateCompanion): Promise<ApplyResult> {
     const t0 = performance.now();
@@ -79,9 +80,11 @@ export class ActorHost {
       }
       // The actor exists: the create is a duplicate or not accepted; the locked path decides.
     }
-    const seen = event.type === def.createEvent || typeof event.timer === 'string' ? undefined : this.cache?.get(target.id);
+    const creating = event.type === def.createEvent;
+    const own = creating ? undefined : companion;
+    const seen = creating || typeof event.timer === 'string' ? undefined : this.cache?.get(target.id);
     if (seen) {
-      const fast = await this.applyFromCache(def, target, event, seen);
+      const fast = await this.applyFromCache(def, target, event, seen, own);
       if (fast) {
         await this.afterCommit(fast, event);
         return fast;
@@ -90,7 +93,7 @@ export class ActorHost {
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.deps.db.tx((q) => this.applyIn(q, def, target, event));
+        const result = await this.deps.db.tx((q) => this.applyIn(q, def, target, event, own));
         this.remember(result);
         await this.afterCommit(result, event);
         return result;
@@ -109,7 +112,7 @@ export class ActorHost {
    * was written and the locked path decides. Timer firings always take the locked path (their
    * generation is checked under the lock).
    */
-  private async applyFromCache(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, seen: CachedActor): Promise<ApplyResult | null> {
+  private async applyFromCache(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, seen: CachedActor, companion?: CreateCompanion): Promise<ApplyResult | null> {
     const next = step(def, seen.snapshot, event);
     if (!next.accepted) {
       const r = await this.deps.db.query<{ outcome: string }>(MARK_IGNORED_AT_VERSION, [target.id, event.id, seen.version]);
@@ -118,12 +121,22 @@ export class ActorHost {
       return this.result(outcome === 'ignored' ? 'ignored' : 'duplicate', def, target.id, seen.version, seen.state, seen.snapshot, seen.merchant, seen.mode);
     }
     const version = seen.version + 1;
-    const res = await this.write(this.deps.db, 'fast', def, target, event, version, seen.state, next, seen.merchant, seen.mode);
+    const res = await this.write(this.deps.db, 'fast', def, target, event, version, seen.state, next, seen.merchant, seen.mode, companion);
     const counts = res.rows[0] as { n: number } | undefined;
     if (counts?.n !== 1) return null;
     const result = this.result('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode, next.json);
+    if (companion) result.companionWritten = true;
     this.remember(result);
     return result;
+  }
+
+  /**
+   * An actor's row the caller read in a statement of its own (the purchase's, with its
+   * idempotency claim): kept as if this process had written it, so the next event for the
+   * actor can take the optimistic path. A stale row costs only the fallback to the locked path.
+   */
+  observe(id: string, row: CachedActor): void {
+    this.cache?.set(id, row);
   }
 
   private remember(r: ApplyResult): void {
@@ -155,7 +168,7 @@ export class ActorHost {
     return result;
   }
 
-  private async applyIn(q: Queryable, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<ApplyResult> {
+  private async applyIn(q: Queryable, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, companion?: CreateCompanion): Promise<ApplyResult> {
     const timerName = typeof event.timer === 'string' ? event.timer : null;
     const found = await q.query<LockedRow>(SELECT_LOCKED, [target.id]);
     const row = found.rows[0];
@@ -189,11 +202,13 @@ export class ActorHost {
       return this.result(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     const version = row.version + 1;
-    const res = await this.write(q, 'update', def, target, event, version, row.state, next, row.merchant, row.mode);
+    const res = await this.write(q, 'update', def, target, event, version, row.state, next, row.merchant, row.mode, companion);
     const counts = res.rows[0] as { fresh: number; n: number } | undefined;
     if (counts?.fresh === 0) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     if (counts?.n !== 1) throw new VersionConflictError(target.id);
-    return this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode, next.json);
+    const result = this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode, next.json);
+    if (companion) result.companionWritten = true;
+    return result;
   }
 
   /** Records an event that changed nothing; false when it had already been applied (a duplicate). */
@@ -213,6 +228,7 @@ export class ActorHost {
     next: Accepted,
     merchant: string | null,
     mode: string | null,
+    companion?: CreateCompanion,
   ) {
     const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, version, next.effects, { merchant, mode }, timerEventName(event));
     const parts: WriteParts = { update: how === 'update', fast: how === 'fast', outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
@@ -222,12 +238,18 @@ export class ActorHost {
     if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
     if (how !== 'insert') params.push(next.json);
     // An actor inserted on the locked path (after a lost race) gets its machine's rows too.
-    const own = how === 'insert' ? this.deps.registry.companion(def.kind) : undefined;
-    if (own) {
-      parts.companions = [own];
-      params.push(...own.params(this.result('applied', def, target.id, version, next.status, next.snapshot, merchant, mode)));
+    const companions = [how === 'insert' ? this.deps.registry.companion(def.kind) : undefined, companion].filter((c): c is CreateCompanion => c !== undefined);
+    if (companions.length > 0) {
+      parts.companions = companions;
+      const applied = this.result('applied', def, target.id, version, next.status, next.snapshot, merchant, mode);
+      for (const c of companions) params.push(...c.params(applied));
     }
-    return q.query(writeStatement(parts), params);
+    try {
+      return await q.query(writeStatement(parts), params);
+    } catch (err) {
+      if (companion?.guard && err instanceof Error && err.message.includes(COMPANION_REFUSED)) throw new CompanionRefusedError(target.id, companion.name);
+      throw err;
+    }
   }
 
   private result(

@@ -33,11 +33,13 @@ export interface ApplyResult extends ActorState {
 }
 
 /**
- * A row written in the statement that creates an actor, only if the actor is new: it commits
- * with the create or not at all, in the same round trip. A machine's registration may bring
- * one (the chain reference index of payment intents and refunds), and so may the caller of
- * one create: the gateway records an Idempotency-Key's first response this way (ADR 0005),
- * the response being a pure function of the created snapshot, known before the statement runs.
+ * Rows written in the statement that applies an event, only if the event is applied: they
+ * commit with it or not at all, in the same round trip. Mostly with a create (ADR 0013): a
+ * machine's registration may bring one (the chain reference index of payment intents and
+ * refunds), and so may the caller of one create: the gateway records an Idempotency-Key's
+ * first response this way (ADR 0005), the response being a pure function of the created
+ * snapshot, known before the statement runs. A caller's companion rides on any event taken on
+ * the optimistic or the locked path too (a purchase's nonce bindings and response, ADR 0034).
  */
 export interface CreateCompanion {
   /** Names the statement variant; the same name must always give the same SQL. */
@@ -45,11 +47,18 @@ export interface CreateCompanion {
   /** How many parameters `cte` uses. */
   arity: number;
   /**
-   * One CTE (`name AS (...)`) whose parameters start at `$first`; it must write only when
-   * `EXISTS (SELECT 1 FROM pe)` (the actor was new).
+   * One or more CTEs (`name AS (...)`) whose parameters start at `$first`; they must write only
+   * when `EXISTS (SELECT 1 FROM pe)` (the event was applied).
    */
   cte(first: number): string;
   params(created: ApplyResult): SqlParam[];
+  /**
+   * A condition on the companion's CTEs (parameters from `$first`, as `cte`'s) that must hold
+   * when the event is applied; when it does not, the whole statement fails and nothing of it
+   * is written: `apply` throws `CompanionRefusedError`. For rows that must all be written
+   * or the event not applied (unique keys another actor may hold).
+   */
+  guard?(first: number): string;
 }
 
 /** What travels on `actor.<kind>.<partition>` subjects. */

@@ -31,6 +31,16 @@ export class VersionConflictError extends RuntimeError {
 }
 
 /**
+ * A companion's guard did not hold (`CreateCompanion.guard`): nothing of the event was written.
+ * Terminal for this attempt: the caller decides, without the companion, what to do.
+ */
+export class CompanionRefusedError extends TerminalError {
+  constructor(id: string, companion: string) {
+    super('companion_refused', `the ${companion} rows of an event for ${id} could not all be written`);
+  }
+}
+
+/**
  * When a message whose handling failed comes back: exponential from 100 ms, capped at 30 s;
  * null once it has failed 40 times (about a day of retries): park it instead of looping forever.
  */

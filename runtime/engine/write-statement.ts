@@ -7,7 +7,7 @@
  * Parameters: $1 actor id, $2 event id, $3 new version, $4 event JSON, $5 state before,
  * $6 state after, $7 event time (ms); then, in this order and only when present: (create)
  * $8 kind, $9 merchant, $10 mode, $11 machine version, $12 snapshot; outbox JSON; timer names
- * to delete; timer rows JSON; (update, fast) the snapshot; (create, insert) the companions' parameters.
+ * to delete; timer rows JSON; (update, fast) the snapshot; the companions' parameters.
  */
 import type { CreateCompanion } from './actor-types.ts';
 
@@ -26,11 +26,14 @@ export interface WriteParts {
   timerDeletes: boolean;
   timerUpserts: boolean;
   /**
-   * Rows written with a new actor (`CreateCompanion`: the machine's own, then a caller's);
-   * their parameters come last, in this order.
+   * Rows written with the event (`CreateCompanion`: with a new actor the machine's own, then
+   * a caller's); their parameters come last, in this order.
    */
-  companions?: ReadonlyArray<Pick<CreateCompanion, 'name' | 'arity' | 'cte'>>;
+  companions?: ReadonlyArray<Pick<CreateCompanion, 'name' | 'arity' | 'cte' | 'guard'>>;
 }
+
+/** The marker in the error of a statement whose companion guard failed. */
+export const COMPANION_REFUSED = 'companion refused';
 
 const statements = new Map<string, string>();
 
@@ -87,8 +90,12 @@ function build(p: WriteParts): string {
              SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL`
             })`);
   }
+  // The update variants' snapshot parameter comes before the companions'.
+  if (p.update || p.fast) n = snapshotParam;
+  const guards: string[] = [];
   for (const c of p.companions ?? []) {
     ctes.push(c.cte(n + 1));
+    if (c.guard) guards.push(c.guard(n + 1));
     n += c.arity;
   }
   let tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
@@ -103,6 +110,12 @@ function build(p: WriteParts): string {
     // nothing of it is written.
     tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n,
       CASE WHEN EXISTS (SELECT 1 FROM up) THEN 1 / (SELECT count(*) FROM pe)::int ELSE 0 END AS guard`;
+  }
+  for (const g of guards) {
+    // A guard that fails on an applied event fails the statement, so nothing of it is written.
+    // The cast of a marker text is the error (ActorHost recognises COMPANION_REFUSED in it); the
+    // CASE is not constant, so the planner cannot fold it into an error of its own.
+    tail += `,\n      (CASE WHEN EXISTS (SELECT 1 FROM pe) AND NOT (${g}) THEN '${COMPANION_REFUSED}' ELSE '0' END)::int AS companion_guard`;
   }
   return `WITH ${ctes.join(',\n')}\n${tail}`;
 }

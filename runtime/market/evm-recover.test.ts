@@ -1,9 +1,12 @@
 /**
- * recoverSigner against viem's own recovery (the reference), and the signatures the token's
- * ECRecover refuses: high s, v other than 27/28, wrong length, r or s out of range.
+ * recoverSigner against viem's own recovery and against @noble/curves (the JavaScript recovery
+ * it replaced, ADR 0034), and the signatures the token's ECRecover refuses: high s, v other
+ * than 27/28, wrong length, r or s out of range.
  */
 import fc from 'fast-check';
 import { hashMessage, hashTypedData, recoverAddress, type Hex } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +16,28 @@ import { TRANSFER_TYPES, USDC_DOMAIN } from './lanes/eip3009.ts';
 const NONCE: Hex = `0x${'ab'.repeat(32)}`;
 const N = secp256k1.Point.CURVE().n;
 const hex = (n: bigint): string => n.toString(16).padStart(64, '0');
+
+/** The recovery this module did before ADR 0034, in JavaScript: the reference. */
+function nobleSigner(digest: Hex, signature: string): string | null {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
+  const bytes = hexToBytes(signature.slice(2));
+  const v = bytes[64]!;
+  if (v !== 27 && v !== 28) return null;
+  try {
+    const sig = secp256k1.Signature.fromBytes(bytes.subarray(0, 64), 'compact');
+    if (sig.hasHighS()) return null;
+    const key = sig.addRecoveryBit(v - 27).recoverPublicKey(hexToBytes(digest.slice(2))).toBytes(false);
+    return `0x${bytesToHex(keccak_256(key.subarray(1)).subarray(12))}`;
+  } catch {
+    return null;
+  }
+}
+
+const word = fc.oneof(
+  fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+  fc.bigInt({ min: 0n, max: N / 2n + 2n }),
+  fc.constantFrom(0n, 1n, N / 2n, N / 2n + 1n, N - 1n, N, 2n ** 256n - 1n),
+);
 
 describe('recoverSigner', () => {
   it('agrees with viem on EIP-712 and EIP-191 signatures of random keys and messages', async () => {
@@ -34,6 +59,32 @@ describe('recoverSigner', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('answers as @noble/curves on any 65 bytes: signer or refusal, high s, odd v, r without a point', () => {
+    const sk = 0x1234n;
+    const signed = secp256k1.sign(new Uint8Array(32).fill(7), hexToBytes(hex(sk)), { prehash: false, format: 'recovered' });
+    const recId = signed[0]!;
+    const rs = bytesToHex(signed.subarray(1));
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), word, word, fc.integer({ min: 25, max: 30 }), (digest, r, s, v) => {
+        const d: Hex = `0x${bytesToHex(digest)}`;
+        const sig = `0x${hex(r)}${hex(s)}${v.toString(16).padStart(2, '0')}`;
+        expect(recoverSigner(d, sig)).toBe(nobleSigner(d, sig));
+      }),
+      {
+        numRuns: 300,
+        // A real signature with both v (one is its signer, the other someone else), its high-s twin, s = n/2.
+        examples: [
+          [new Uint8Array(32).fill(7), BigInt(`0x${rs.slice(0, 64)}`), BigInt(`0x${rs.slice(64)}`), 27 + recId],
+          [new Uint8Array(32).fill(7), BigInt(`0x${rs.slice(0, 64)}`), BigInt(`0x${rs.slice(64)}`), 28 - recId],
+          [new Uint8Array(32).fill(7), BigInt(`0x${rs.slice(0, 64)}`), N - BigInt(`0x${rs.slice(64)}`), 27 + recId],
+          [new Uint8Array(32).fill(1), 5n, N / 2n, 27],
+        ],
+      },
+    );
+    expect(recoverSigner(`0x${'07'.repeat(32)}`, `0x${rs}${(27 + recId).toString(16)}`)).toBe(nobleSigner(`0x${'07'.repeat(32)}`, `0x${rs}${(27 + recId).toString(16)}`));
+    expect(recoverSigner(`0x${'07'.repeat(32)}`, `0x${rs}${(27 + recId).toString(16)}`)).not.toBeNull();
   });
 
   it('refuses what the token refuses, including the high-s twin viem would accept', async () => {

@@ -6,20 +6,25 @@
  * scoped per purchase intent: the merchant column holds the intent id, the mode `market`.
  */
 import type { Db } from '../../storage/db.ts';
+import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import type { ClaimRow } from '../merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../merchant/idempotency-records.ts';
+import { asRead, PURCHASE_KIND, type PurchaseRead, type PurchaseRow } from './purchases.ts';
 
 const SCOPE = 'market';
 /** As the merchant API's (runtime/merchant/index.ts). */
 const TAKEOVER_AFTER_MS = 60_000;
 
 // Asynchronous commit as the gate's claims: a lost claim only lets a retry run the purchase
-// again, and a purchase with the same legs answers the same.
-const CLAIM_SQL = `SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
-  CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c`;
+// again, and a purchase with the same legs answers the same. A claimed key brings the purchase
+// actor's row in the same round trip (ADR 0034): the purchase starts from it.
+const CLAIM_SQL = `SELECT c.*, a.state, a.snapshot, a.version, a.merchant, a.mode FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
+  CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c
+  LEFT JOIN actors a ON c.claim = 'claimed' AND a.id = $1 AND a.kind = '${PURCHASE_KIND}'`;
 
 export type PurchaseClaim =
-  | { outcome: 'claimed' }
+  /** `purchase`: the intent's actor as it stood when the key was claimed; null when there is none. */
+  | { outcome: 'claimed'; purchase: PurchaseRead | null }
   | { outcome: 'reused' }
   | { outcome: 'in_flight' }
   | { outcome: 'replay'; status: number; headers: Record<string, string>; body: Buffer };
@@ -33,15 +38,24 @@ export class PurchaseKeys {
 
   /** Claims `key` for this intent and request fingerprint, or says why the request must not run. */
   async claim(intentId: string, key: string, requestHash: string): Promise<PurchaseClaim> {
-    const { rows } = await this.db.query<ClaimRow>(CLAIM_SQL, [intentId, key, requestHash, TAKEOVER_AFTER_MS]);
+    const { rows } = await this.db.query<ClaimRow & Partial<PurchaseRow>>(CLAIM_SQL, [intentId, key, requestHash, TAKEOVER_AFTER_MS]);
     const c = rows[0]!;
     if (c.claim === 'replay') return { outcome: 'replay', status: c.status!, headers: c.headers ?? {}, body: Buffer.from(c.body!) };
+    if (c.claim === 'claimed') return { outcome: 'claimed', purchase: c.state && c.snapshot && c.version ? { ...asRead({ state: c.state, snapshot: c.snapshot }), row: { state: c.state, snapshot: c.snapshot, version: c.version, merchant: c.merchant ?? null, mode: c.mode ?? null } } : null };
     return { outcome: c.claim };
   }
 
   /** The first response, kept for replays. */
   done(intentId: string, key: string, status: number, headers: Record<string, string>, body: string): Promise<void> {
     return this.records.done(intentId, SCOPE, key, status, headers, body);
+  }
+
+  /**
+   * The first response as a companion of the event that records the purchase: written with it
+   * when the event is applied, in the same statement (ADR 0034). `render` makes the body.
+   */
+  recording(intentId: string, key: string, status: number, headers: Record<string, string>, render: (r: ApplyResult) => string): CreateCompanion {
+    return this.records.withCreate(intentId, SCOPE, key, status, headers, render);
   }
 
   /** The attempt was refused or failed: nothing was recorded as paid, so a retry runs afresh. */

@@ -12,6 +12,7 @@ import { MARKET_FEE_BPS, MARKET_LANES, assertGross, priceSplit, type MarketAsset
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
@@ -20,7 +21,12 @@ import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
-import { decodeLeg, paymentHeaders } from './leg-codec.ts';
+import { paymentHeaders } from './leg-codec.ts';
+import { verifyUsdcLeg, verifyUsdcLegs } from './usdc-purchase.ts';
+import { bindingCompanion, bindLegs } from './leg-nonces.ts';
+import { CompanionRefusedError } from '../engine/errors.ts';
+import { joinCompanions } from '../engine/companions.ts';
+import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import { assetId, DEFAULT_TIMEOUT_S, laneExtra, laneNetwork, type PaymentRequirements } from './requirements.ts';
 import type { SearchIndex } from './search-index.ts';
 
@@ -33,10 +39,28 @@ export interface QuoteInput {
   maxLatencyMs?: number | undefined;
 }
 
-interface Row {
+/** A purchase actor's row as read: its state and snapshot (and, read with a claim, the rest the engine keeps). */
+export interface PurchaseRow {
   state: string;
   snapshot: PersistedSnapshot;
+  version?: number;
+  merchant?: string | null;
+  mode?: string | null;
 }
+
+export interface PurchaseRead {
+  ctx: PurchaseContext;
+  status: PurchaseStatus;
+  /** The whole row, when read with the idempotency claim: handed to the engine's optimistic path. */
+  row?: CachedActor;
+}
+
+export type PurchaseResponse = ReturnType<typeof purchaseResource> & { seller_payment: ReturnType<typeof paymentHeaders> | null };
+
+export const asRead = (row: { state?: string; status?: string; snapshot: PersistedSnapshot }): PurchaseRead => ({
+  ctx: row.snapshot.context as PurchaseContext,
+  status: (row.state ?? row.status) as PurchaseStatus,
+});
 
 export class Purchases {
   constructor(
@@ -117,10 +141,10 @@ export class Purchases {
     };
   }
 
-  async read(intentId: string): Promise<{ ctx: PurchaseContext; status: PurchaseStatus } | null> {
-    const { rows } = await this.deps.db.query<Row>(`SELECT state, snapshot FROM actors WHERE id = $1 AND kind = $2`, [intentId, PURCHASE_KIND]);
+  async read(intentId: string): Promise<PurchaseRead | null> {
+    const { rows } = await this.deps.db.query<PurchaseRow>(`SELECT state, snapshot FROM actors WHERE id = $1 AND kind = $2`, [intentId, PURCHASE_KIND]);
     const row = rows[0];
-    return row ? { ctx: row.snapshot.context as PurchaseContext, status: row.state as PurchaseStatus } : null;
+    return row ? asRead(row) : null;
   }
 
   async resource(intentId: string) {
@@ -128,38 +152,63 @@ export class Purchases {
     return p ? purchaseResource(p.ctx, p.status) : null;
   }
 
-  /** Verifies both legs against the quote; nothing is settled here. */
-  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }) {
-    const p = await this.read(intentId);
+  /**
+   * Verifies both legs against the quote; nothing is settled here. `seen`: the purchase as read
+   * with the idempotency claim, which spares a read of its own. `record`: the first response's
+   * record, written in the statement that records `VERIFIED` when this request makes it
+   * (`recorded` in the result; ADR 0034), with both legs' nonce bindings.
+   */
+  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion } = {}): Promise<{ response: PurchaseResponse; recorded: boolean }> {
+    const p = opts.seen === undefined ? await this.read(intentId) : opts.seen;
+    if (p?.row) this.deps.host.observe(intentId, p.row);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (legs.fee === undefined || legs.fee === null) throw new MarketRefusal('fee_leg_missing', 'payment.legs.fee is missing: a purchase needs both legs.', 'fee_leg_missing');
     if (legs.seller === undefined || legs.seller === null) throw new MarketRefusal('invalid_payment', 'payment.legs.seller is missing.', 'invalid_payload');
-    const { seller, fee } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee });
-    if (p.status !== 'QUOTED') {
-      // The same legs again get the same answer (a retried purchase); other legs are a conflict.
-      if (p.ctx.legs?.seller.nonce === seller.nonce && p.ctx.legs.fee.nonce === fee.nonce) return this.purchased(p.ctx, p.status);
-      throw new MarketRefusal('leg_replayed', 'This intent was already purchased with other legs.');
-    }
-    if (p.ctx.asset === 'USDC' && seller.payer === fee.payer) {
-      const balance = await this.deps.usdc.ledger.balanceOf(seller.payer).catch((e: unknown) => {
-        throw new MarketRefusal('ledger_unavailable', `The USDC ledger could not be read: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
-      });
-      if (balance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
-    }
+    const { seller, fee, payerBalance } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee });
+    if (p.status !== 'QUOTED') return { response: this.again(p, seller, fee), recorded: false };
+    // One payer signed both legs: its balance must cover the total, not only each leg.
+    if (payerBalance !== undefined && payerBalance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
     // The fee is settled after the seller leg, so its authorization must outlive the seller's.
     if (fee.valid_before < seller.valid_before) throw new MarketRefusal('invalid_payment', 'The fee leg must be valid at least as long as the seller leg.', 'invalid_exact_evm_payload_authorization_valid_before');
-    await this.bind(p.ctx.asset, intentId, seller, 'seller');
-    await this.bind(p.ctx.asset, intentId, fee, 'fee');
-    const r = await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent);
-    if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
-    if (this.deps.anm && p.ctx.asset === 'ANM') {
-      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, e);
+    const target = { kind: PURCHASE_KIND, id: intentId };
+    const event = { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent;
+    const toBind = [
+      { leg: seller, name: 'seller' as const },
+      { leg: fee, name: 'fee' as const },
+    ];
+    const binding = bindingCompanion(p.ctx.asset, intentId, toBind);
+    let r: ApplyResult;
+    try {
+      r = await this.deps.host.apply(target, event, opts.record ? joinCompanions(binding, opts.record) : binding);
+    } catch (err) {
+      if (!(err instanceof CompanionRefusedError)) throw err;
+      // A nonce is bound already: to another purchase (a replay, refused here) or to this one
+      // by an earlier attempt of this purchase (bound again, and the event applied without it).
+      await bindLegs(this.deps.db, p.ctx.asset, intentId, toBind);
+      r = await this.deps.host.apply(target, event, opts.record);
     }
-    return this.purchased(r.snapshot.context as PurchaseContext, r.status);
+    if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
+    // Bought meanwhile by another request: the same legs get its answer, other legs a conflict.
+    if (r.outcome !== 'applied') return { response: this.again(asRead(r), seller, fee), recorded: false };
+    if (this.deps.anm && p.ctx.asset === 'ANM') {
+      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply(target, e);
+    }
+    return { response: this.responseOf(r), recorded: r.companionWritten === true && opts.record !== undefined };
   }
 
-  private purchased(ctx: PurchaseContext, status: PurchaseStatus) {
+  /** The purchase's answer from an actor's state: the resource and the seller leg as ready headers. */
+  responseOf(r: { status: string; snapshot: PersistedSnapshot }): PurchaseResponse {
+    return this.purchased(r.snapshot.context as PurchaseContext, r.status as PurchaseStatus);
+  }
+
+  /** A purchase no longer QUOTED: the same legs again get the same answer (a retry); other legs are a conflict. */
+  private again(p: PurchaseRead, seller: VerifiedLeg, fee: VerifiedLeg) {
+    if (p.ctx.legs?.seller.nonce === seller.nonce && p.ctx.legs.fee.nonce === fee.nonce) return this.purchased(p.ctx, p.status);
+    throw new MarketRefusal('leg_replayed', 'This intent was already purchased with other legs.');
+  }
+
+  private purchased(ctx: PurchaseContext, status: PurchaseStatus): PurchaseResponse {
     const seller = ctx.legs?.seller;
     return {
       ...purchaseResource(ctx, status),
@@ -167,37 +216,21 @@ export class Purchases {
     };
   }
 
-  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg }> {
+  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
     if (ctx.asset === 'ANM') {
       if (!this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
       return verifyAnmLegs(this.deps.anm, ctx, legs);
     }
-    return { seller: await this.verifyLeg(ctx, 'seller', legs.seller), fee: await this.verifyLeg(ctx, 'fee', legs.fee) };
+    return verifyUsdcLegs(this.deps.usdc, ctx, legs);
   }
 
-  async verifyLeg(ctx: PurchaseContext, leg: 'seller' | 'fee', raw: unknown): Promise<VerifiedLeg> {
-    const decoded = decodeLeg(raw, this.deps.usdc.token);
-    const refuse = (reason: string, message: string): never => {
-      if (reason === 'invalid_exact_evm_nonce_already_used') throw new MarketRefusal('leg_replayed', `${leg} leg: ${message}`, reason);
-      throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
-    };
-    if (!decoded) return refuse('invalid_payload', 'not base64 JSON of an x402 payment payload');
-    const expected = { payTo: ctx[leg].pay_to, amount: BigInt(ctx[leg].amount) };
-    const c = await this.deps.usdc.verify(decoded.accepted, decoded.payload, expected, { allowUsedNonce: ctx.legs?.[leg].nonce !== undefined });
-    if (!c.ok && c.unavailable) throw new MarketRefusal('ledger_unavailable', `${leg} leg: ${c.message}`, c.reason);
-    if (!c.ok) return refuse(c.reason, c.message);
-    const a = c.payload.authorization;
-    return { pay_to: ctx[leg].pay_to, amount: a.value, payer: c.payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...c.payload } };
+  /** One USDC leg against the quote, its signature and the ledger (routed execution's fee leg). */
+  verifyLeg(ctx: PurchaseContext, leg: 'seller' | 'fee', raw: unknown): Promise<VerifiedLeg> {
+    return verifyUsdcLeg(this.deps.usdc, ctx, leg, raw);
   }
 
-  async bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
-    const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(
-      `WITH ins AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg) VALUES ($5, $1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING intent_id, leg)
-       SELECT intent_id, leg FROM ins UNION ALL SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $5 AND authorizer = $1 AND nonce = $2 LIMIT 1`,
-      [leg.payer, leg.nonce, intentId, name, lane],
-    );
-    const bound = rows[0];
-    if (!bound || bound.intent_id !== intentId || bound.leg !== name) throw new MarketRefusal('leg_replayed', `The ${name} leg's nonce is already bound to another purchase.`, 'invalid_exact_evm_nonce_already_used');
+  bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
+    return bindLegs(this.deps.db, lane, intentId, [{ leg, name }]);
   }
 
   /** A settlement seen on a lane: if it was a purchase's seller leg, record it and settle the fee. */
@@ -234,7 +267,7 @@ export class Purchases {
    * (another facilitator, a crash before the fee) is found from the lane's authorization state.
    */
   async reconcile(): Promise<void> {
-    const { rows } = await this.deps.db.query<Row & { id: string }>(`SELECT id, state, snapshot FROM actors WHERE kind = $1 AND state = 'VERIFIED'`, [PURCHASE_KIND]);
+    const { rows } = await this.deps.db.query<PurchaseRow & { id: string }>(`SELECT id, state, snapshot FROM actors WHERE kind = $1 AND state = 'VERIFIED'`, [PURCHASE_KIND]);
     for (const row of rows) {
       const ctx = row.snapshot.context as PurchaseContext;
       const seller = ctx.legs?.seller;

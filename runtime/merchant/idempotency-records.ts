@@ -46,11 +46,12 @@ export class IdempotencyRecords {
   }
 
   /**
-   * The first response written in the statement that creates the intent (`CreateCompanion`):
-   * it commits with the create, and costs no statement of its own. `render` makes the body
-   * from the created actor; the route sends what it returned.
+   * The first response written in the statement that creates the intent (`CreateCompanion`),
+   * or that records a marketplace purchase (ADR 0034): it commits with the event, and costs
+   * no statement of its own. `render` makes the body from the actor as the event leaves it;
+   * the route sends what it returned.
    */
-  withCreate(merchant: string, mode: Mode, key: string, status: number, headers: Record<string, string>, render: (created: ApplyResult) => string): CreateCompanion {
+  withCreate(merchant: string, mode: KeyScope, key: string, status: number, headers: Record<string, string>, render: (created: ApplyResult) => string): CreateCompanion {
     return {
       name: 'idempotency_done',
       arity: 6,

@@ -167,8 +167,8 @@ rows.push(
   ),
 );
 
-// The raw EIP-712 verify rate on one leg in this process: ours (viem's hashTypedData and
-// @noble/curves' recovery, ADR 0026) and viem's recoverTypedDataAddress, which it replaced.
+// The raw EIP-712 verify rate on one leg in this process: ours (the hand-encoded digest and
+// libsecp256k1's recovery in WebAssembly, ADR 0034) and viem's recoverTypedDataAddress.
 const leg = prepared[0]!.legs.seller;
 const expected = { ...USDC_EXPECTED_BASE, payTo: leg.accepted.payTo, amount: BigInt(leg.accepted.amount) };
 async function rawRate(n: number, f: () => Promise<unknown>): Promise<{ wall: number; perCpuS: number }> {

@@ -14,34 +14,8 @@ import { buildApp } from '../../gateway/app.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMerchantServices } from '../../runtime/merchant/index.ts';
-import type { Db, Queryable } from '../../storage/db.ts';
 import { backendFactories, type Backend } from '../helpers/backends.ts';
-
-/** Counts every statement sent through `db`, a transaction as BEGIN, its statements and COMMIT. */
-function counting(db: Db): { db: Db; statements: string[] } {
-  const statements: string[] = [];
-  const note = (sql: string) => statements.push(sql.replace(/\s+/g, ' ').trim().slice(0, 60));
-  const wrap = (q: Queryable): Queryable => ({
-    query: (sql, params) => {
-      note(sql);
-      return q.query(sql, params);
-    },
-    exec: (sql) => {
-      note(sql);
-      return q.exec(sql);
-    },
-  });
-  const counted: Db = {
-    ...wrap(db),
-    kind: db.kind,
-    tx: (fn) => {
-      note('BEGIN');
-      return db.tx((q) => fn(wrap(q))).finally(() => note('COMMIT'));
-    },
-    close: () => db.close(),
-  };
-  return { db: counted, statements };
-}
+import { counting } from '../helpers/counting-db.ts';
 
 const HIGH = { RATE_LIMIT_KEY_PER_MIN: 1e6, RATE_LIMIT_KEY_BURST: 1e6, RATE_LIMIT_IP_PER_MIN: 1e6, RATE_LIMIT_IP_BURST: 1e6 };
 const N = 20;

@@ -4,7 +4,9 @@
  * network, asset, recipient, value, time window, signature. Nonce and balance are the
  * ledger's to check.
  */
-import { getAddress, hashTypedData, isAddress, isHex, type Hex } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { domainSeparator, getAddress, isAddress, isHex, type Hex } from 'viem';
 import { recoverSigner } from '../evm-recover.ts';
 import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
 
@@ -39,6 +41,39 @@ export function domainOf(t: { name: string; version: string; chainId: number; ad
 }
 
 export const USDC_DOMAIN = domainOf(USDC_TOKEN);
+
+const TRANSFER_TYPE_HASH = keccak_256(utf8ToBytes('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'));
+const separators = new WeakMap<object, Uint8Array>();
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/**
+ * The EIP-712 digest of a `TransferWithAuthorization`, the words encoded by hand: the same
+ * bytes as viem's `hashTypedData` over TRANSFER_TYPES (a property test holds them equal), at
+ * a fraction of its cost, which validates the types anew on every call. The domain separator
+ * is computed once per domain. Null when a number does not fit a uint256.
+ */
+export function transferDigest(a: Authorization, domain: ReturnType<typeof domainOf> = USDC_DOMAIN): Hex | null {
+  let separator = separators.get(domain);
+  if (!separator) {
+    separator = hexToBytes(domainSeparator({ domain }).slice(2));
+    separators.set(domain, separator);
+  }
+  const struct = new Uint8Array(7 * 32);
+  struct.set(TRANSFER_TYPE_HASH, 0);
+  struct.set(hexToBytes(a.from.slice(2)), 32 + 12);
+  struct.set(hexToBytes(a.to.slice(2)), 64 + 12);
+  const words = [a.value, a.validAfter, a.validBefore].map(BigInt);
+  for (const [i, n] of words.entries()) {
+    if (n > MAX_UINT256) return null;
+    struct.set(hexToBytes(n.toString(16).padStart(64, '0')), 96 + i * 32);
+  }
+  struct.set(hexToBytes(a.nonce.slice(2)), 192);
+  const message = new Uint8Array(66);
+  message.set([0x19, 0x01], 0);
+  message.set(separator, 2);
+  message.set(keccak_256(struct), 34);
+  return `0x${bytesToHex(keccak_256(message))}`;
+}
 
 export type Check = { ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string };
 
@@ -82,17 +117,8 @@ export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: 
   // The SDK leaves 6 s for the settlement transaction to land before validBefore.
   if (BigInt(a.validBefore) < BigInt(nowS + 6)) return fail('invalid_exact_evm_payload_authorization_valid_before', 'the authorization expires too soon');
   if (BigInt(a.validAfter) > BigInt(nowS)) return fail('invalid_exact_evm_payload_authorization_valid_after', 'the authorization is not valid yet');
-  let digest: Hex;
-  try {
-    digest = hashTypedData({
-      domain,
-      types: TRANSFER_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: { from: getAddress(a.from), to: getAddress(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
-    });
-  } catch {
-    return fail('invalid_payload', 'the authorization cannot be hashed as EIP-712 typed data');
-  }
+  const digest = transferDigest(a, domain);
+  if (digest === null) return fail('invalid_payload', 'the authorization cannot be hashed as EIP-712 typed data');
   const signer = recoverSigner(digest, p.signature);
   if (signer === null) return fail('invalid_exact_evm_failed_to_parse_signature', 'the signature is not 65 bytes r, s (low s), v (27 or 28)');
   if (signer.toLowerCase() !== a.from.toLowerCase()) return fail('invalid_exact_evm_signature', 'the signature is not by authorization.from over this domain');

@@ -6,7 +6,7 @@
 import { MARKET_LANES } from '../../../machines/money/market.ts';
 import { laneNetwork } from '../requirements.ts';
 import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type ExactEvmPayload } from './eip3009.ts';
-import type { SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export interface LegExpectation {
   payTo: string;
@@ -52,6 +52,13 @@ export class UsdcLane {
 
   /** Requirements, authorization, signature, then the ledger: nonce unused and balance enough. */
   async verify(accepted: Record<string, unknown> | undefined, rawPayload: unknown, e: LegExpectation, opts: { allowUsedNonce?: boolean } = {}): Promise<LegCheck> {
+    const signed = await this.checkSigned(accepted, rawPayload, e);
+    if (!signed.ok) return signed;
+    return (await this.checkLedger([{ ...signed, amount: e.amount, allowUsedNonce: opts.allowUsedNonce }]))[0]!;
+  }
+
+  /** Requirements, authorization and signature: everything `verify` checks but the ledger. */
+  async checkSigned(accepted: Record<string, unknown> | undefined, rawPayload: unknown, e: LegExpectation): Promise<LegCheck> {
     const expected = { scheme: MARKET_LANES.USDC.legScheme, network: this.network, asset: this.token.address, payTo: e.payTo, amount: e.amount };
     const accept = checkAccepted(accepted, expected);
     if (accept && !accept.ok) return accept;
@@ -59,18 +66,37 @@ export class UsdcLane {
     if (!payload) return { ok: false, reason: 'invalid_payload', message: 'payload is not an EIP-3009 authorization with its signature' };
     const auth = await checkAuthorization(payload, expected, this.nowS(), this.domain);
     if (!auth.ok) return auth;
+    return { ok: true, payer: auth.payer, payload };
+  }
+
+  /**
+   * The ledger's part of `verify` for signed legs, all read at once (a purchase's two legs in
+   * one statement on the simulated ledger): each nonce unused, each payer's balance enough.
+   * `balance` is what the ledger holds for the payer, for checks across legs.
+   */
+  async checkLedger(legs: ReadonlyArray<{ payer: string; payload: ExactEvmPayload; amount: bigint; allowUsedNonce?: boolean | undefined }>): Promise<Array<LegCheck & { balance?: bigint }>> {
+    let states: AuthorizationState[];
     try {
-      const used = await this.ledger.authorizationState(auth.payer, payload.authorization.nonce);
-      if (used && !opts.allowUsedNonce) return { ok: false, reason: 'invalid_exact_evm_nonce_already_used', message: 'this authorization nonce was already used' };
-      // A used nonce being settled again is answered from the ledger (idempotent), not re-funded.
-      if (!used && (await this.ledger.balanceOf(auth.payer)) < e.amount) {
-        return { ok: false, reason: 'invalid_exact_evm_insufficient_balance', message: 'the payer balance is below the amount' };
-      }
+      const auths = legs.map((l) => ({ authorizer: l.payer, nonce: l.payload.authorization.nonce }));
+      const ledger = this.ledger;
+      states = ledger.authorizationStates
+        ? await ledger.authorizationStates(auths)
+        : await Promise.all(auths.map(async (a) => {
+              const [used, balance] = await Promise.all([ledger.authorizationState(a.authorizer, a.nonce), ledger.balanceOf(a.authorizer)]);
+              return { used, balance };
+            }));
     } catch (err) {
       // The SDK's facilitator answers a chain it cannot read with this reason.
-      return { ok: false, reason: 'invalid_exact_evm_transaction_simulation_failed', message: `the ledger could not be read: ${firstLine(err)}`, unavailable: true };
+      const down = { ok: false as const, reason: 'invalid_exact_evm_transaction_simulation_failed', message: `the ledger could not be read: ${firstLine(err)}`, unavailable: true as const };
+      return legs.map(() => down);
     }
-    return { ok: true, payer: auth.payer, payload };
+    return legs.map((l, i) => {
+      const { used, balance } = states[i]!;
+      if (used && !l.allowUsedNonce) return { ok: false, reason: 'invalid_exact_evm_nonce_already_used', message: 'this authorization nonce was already used' };
+      // A used nonce being settled again is answered from the ledger (idempotent), not re-funded.
+      if (!used && balance < l.amount) return { ok: false, reason: 'invalid_exact_evm_insufficient_balance', message: 'the payer balance is below the amount' };
+      return { ok: true, payer: l.payer, payload: l.payload, balance };
+    });
   }
 
   /** Settles a verified leg (its authorization and signature) on the ledger. */

@@ -29,6 +29,12 @@ export function configuredUsdcToken(c: Partial<Pick<Config, 'USDC_TOKEN_ADDRESS'
 /** A failure is `transient` when the authorization may still settle (the node unreachable, no receipt yet): it is tried again, never recorded as failed. */
 export type SettleResult = { ok: true; tx: string; replay: boolean } | { ok: false; reason: string; message?: string; transient?: boolean };
 
+/** An authorization's nonce state and its authorizer's balance, read together. */
+export interface AuthorizationState {
+  used: boolean;
+  balance: bigint;
+}
+
 export interface UsdcLedger {
   readonly token: UsdcToken;
   /** Addresses that submit settlements (the facilitator's `signers`); none for the simulation. */
@@ -36,6 +42,12 @@ export interface UsdcLedger {
   balanceOf(address: string): Promise<bigint>;
   /** EIP-3009 `authorizationState(authorizer, nonce)`: true once used (or cancelled). */
   authorizationState(authorizer: string, nonce: string): Promise<boolean>;
+  /**
+   * `authorizationState` and `balanceOf(authorizer)` of several authorizations in one read,
+   * for a ledger that can (the simulated one: one statement for both legs of a purchase).
+   * Without it the lane asks each question on its own.
+   */
+  authorizationStates?(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): Promise<AuthorizationState[]>;
   /**
    * `transferWithAuthorization` of a verified authorization. The same authorization again
    * answers with its first transaction (`replay`); another use of a used nonce, a short

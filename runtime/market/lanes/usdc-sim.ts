@@ -9,7 +9,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Db, Queryable } from '../../../storage/db.ts';
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { Authorization } from './eip3009.ts';
-import type { SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export type { SettleResult } from './usdc-ledger.ts';
 
@@ -43,6 +43,16 @@ export class UsdcSimLedger implements UsdcLedger {
   async authorizationState(authorizer: string, nonce: string): Promise<boolean> {
     const { rowCount } = await this.db.query(`SELECT 1 FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [lower(authorizer), lower(nonce)]);
     return rowCount > 0;
+  }
+
+  async authorizationStates(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): Promise<AuthorizationState[]> {
+    const { rows } = await this.db.query<{ used: boolean; balance: string | null }>(
+      `SELECT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = x.authorizer AND u.nonce = x.nonce) AS used,
+              (SELECT b.balance::text FROM usdc_balances b WHERE b.address = x.authorizer) AS balance
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(authorizer, nonce, i) ORDER BY x.i`,
+      [auths.map((a) => lower(a.authorizer)), auths.map((a) => lower(a.nonce))],
+    );
+    return rows.map((r) => ({ used: r.used, balance: BigInt(r.balance ?? '0') }));
   }
 
   /**

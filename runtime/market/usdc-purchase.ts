@@ -1,0 +1,76 @@
+/**
+ * Legs on the USDC lane (DESIGN §5 "Legs", "Purchase"): each an EIP-3009 authorization checked
+ * against the quote, its signature, then the ledger (nonce unused, balance enough). A purchase
+ * checks both signatures, then reads the ledger once for both legs (ADR 0034); its refusals
+ * are the ones checking one whole leg after the other gives.
+ */
+import type { PurchaseContext } from '../../machines/purchase/context.ts';
+import type { VerifiedLeg } from '../../machines/purchase/events.ts';
+import { MarketRefusal } from './errors.ts';
+import type { ExactEvmPayload } from './lanes/eip3009.ts';
+import type { UsdcLane } from './lanes/usdc-lane.ts';
+import { decodeLeg } from './leg-codec.ts';
+
+type LegName = 'seller' | 'fee';
+
+/** A leg whose requirements and signature hold, before the ledger is asked. */
+interface SignedLeg {
+  name: LegName;
+  payer: string;
+  payload: ExactEvmPayload;
+  amount: bigint;
+  allowUsedNonce: boolean;
+}
+
+function refuse(leg: LegName, reason: string, message: string): never {
+  if (reason === 'invalid_exact_evm_nonce_already_used') throw new MarketRefusal('leg_replayed', `${leg} leg: ${message}`, reason);
+  throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
+}
+
+async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<SignedLeg> {
+  const decoded = decodeLeg(raw, lane.token);
+  if (!decoded) return refuse(leg, 'invalid_payload', 'not base64 JSON of an x402 payment payload');
+  const amount = BigInt(ctx[leg].amount);
+  const c = await lane.checkSigned(decoded.accepted, decoded.payload, { payTo: ctx[leg].pay_to, amount });
+  if (!c.ok) return refuse(leg, c.reason, c.message);
+  // A purchase retried with the same legs after its seller leg settled is still answered.
+  return { name: leg, payer: c.payer, payload: c.payload, amount, allowUsedNonce: ctx.legs?.[leg].nonce !== undefined };
+}
+
+/** The ledger's answer for each leg, as a verified leg or the first refusal in leg order. */
+async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedLeg[]): Promise<Array<{ leg: VerifiedLeg; balance: bigint | undefined }>> {
+  const checks = await lane.checkLedger(legs);
+  return legs.map((l, i) => {
+    const c = checks[i]!;
+    if (!c.ok && c.unavailable) throw new MarketRefusal('ledger_unavailable', `${l.name} leg: ${c.message}`, c.reason);
+    if (!c.ok) return refuse(l.name, c.reason, c.message);
+    const a = c.payload.authorization;
+    const leg = { pay_to: ctx[l.name].pay_to, amount: a.value, payer: c.payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...c.payload } };
+    return { leg, balance: c.balance };
+  });
+}
+
+/** One leg against the quote, its signature and the ledger; throws the refusal to answer with. */
+export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<VerifiedLeg> {
+  const [checked] = await ledgerChecked(lane, ctx, [await signedLeg(lane, ctx, leg, raw)]);
+  return checked!.leg;
+}
+
+/**
+ * Both legs of a purchase: signatures, then one ledger read. `payerBalance` is the ledger's
+ * balance of the payer when one address signed both legs (the purchase checks it covers the
+ * total).
+ */
+export async function verifyUsdcLegs(lane: UsdcLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
+  const seller = await signedLeg(lane, ctx, 'seller', raw.seller);
+  let fee: SignedLeg;
+  try {
+    fee = await signedLeg(lane, ctx, 'fee', raw.fee);
+  } catch (err) {
+    // One leg after the other: the seller leg's ledger refusal comes before the fee's signature's.
+    await ledgerChecked(lane, ctx, [seller]);
+    throw err;
+  }
+  const [s, f] = await ledgerChecked(lane, ctx, [seller, fee]);
+  return { seller: s!.leg, fee: f!.leg, payerBalance: s!.leg.payer === f!.leg.payer ? s!.balance : undefined };
+}
