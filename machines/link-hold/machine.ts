@@ -38,7 +38,7 @@ const lh = setup({
     askAgain: assign({ reclaiming: true }),
   },
   guards: {
-    holdDue: ({ context, event }) => rules.holdDue(context, event),
+    holdDue: ({ event }) => rules.holdDue(event),
     mayReclaim: ({ context }) => rules.mayReclaim(context),
     awaitingVerdict: ({ context }) => rules.awaitingVerdict(context),
   },

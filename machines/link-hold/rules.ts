@@ -1,9 +1,12 @@
 import type { LinkHoldContext } from './context.ts';
 import type { LinkHoldEvent } from './events.ts';
 
-/** The hold timer fired at or after the hold's end (a firing is never early, but a clock may be). */
-export function holdDue(c: LinkHoldContext, e: LinkHoldEvent): boolean {
-  return e.type === 'timer.expired' && e.timer === 'hold' && e.at >= c.expires_at;
+/**
+ * The hold's own timer. Its row's generation, checked by the engine, already drops a stale
+ * firing; the time is the timer row's to decide (an operator may bring it forward).
+ */
+export function holdDue(e: LinkHoldEvent): boolean {
+  return e.type === 'timer.expired' && e.timer === 'hold';
 }
 
 /** A released hold whose late payment has not asked the link yet: it asks once. */
