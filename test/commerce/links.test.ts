@@ -190,4 +190,18 @@ describe('payment links', () => {
     // Unlimited: no hold.
     expect((intent.body.metadata as Json).hold).toBeUndefined();
   });
+
+  it('Pay is limited per IP and link: 10 a minute, then a 429 page with Retry-After (DESIGN §7)', async () => {
+    await create({ slug: 'busy', title: 'Busy', amount: '1' });
+    await create({ slug: 'calm', title: 'Calm', amount: '1' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await t.pay(`/p/${t.merchant.handle}/busy`)).status);
+    expect(statuses).toEqual([...Array<number>(10).fill(303), 429]);
+    const r = await fetch(`${t.h.svc}/p/${t.merchant.handle}/busy`, { method: 'POST', redirect: 'manual' });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await r.text()).toContain('Too many attempts');
+    // Another link from the same IP has its own bucket.
+    expect((await t.pay(`/p/${t.merchant.handle}/calm`)).status).toBe(303);
+  });
 });
