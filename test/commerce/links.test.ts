@@ -114,7 +114,7 @@ describe('payment links', () => {
     const hold = await t.waitState(meta.hold as string, 'HELD');
     expect(hold).toMatchObject({ link_id: id, intent_id: intentId });
     // The 30-minute hold is a timer row.
-    const timer = await t.h.services.db.query<{ ms: number }>(`SELECT (extract(epoch FROM fire_at) * 1000)::float8 AS ms FROM timers WHERE actor_id = $1 AND name = 'hold'`, [meta.hold]);
+    const timer = await t.h.services.db.query<{ ms: number }>(`SELECT (extract(epoch FROM fire_at) * 1000)::float8 AS ms FROM timers WHERE actor_id = $1 AND name = 'hold'`, [meta.hold as string]);
     expect(Number(timer.rows[0]!.ms) - Number(hold.created_at)).toBe(30 * 60 * 1000);
 
     expect((await t.pay(p)).status).toBe(303);
@@ -126,7 +126,7 @@ describe('payment links', () => {
     expect((await t.api('GET', `/api/v1/payment-links/${id}`, live)).body).toMatchObject({ units_held: 2, units_sold: 0, units_left: 0 });
 
     // The hold's timer comes due: the hold ends RELEASED and the unit is back.
-    await t.h.services.db.query(`UPDATE timers SET fire_at = now() WHERE actor_id = $1 AND name = 'hold'`, [meta.hold]);
+    await t.h.services.db.query(`UPDATE timers SET fire_at = now() WHERE actor_id = $1 AND name = 'hold'`, [meta.hold as string]);
     expect(await t.waitState(meta.hold as string, 'RELEASED')).toMatchObject({ released_reason: 'expired' });
     await waitFor(async () => (await t.api('GET', `/api/v1/payment-links/${id}`, live)).body.units_held === 1, 10_000, 'unit returned');
     expect((await t.pay(p)).status).toBe(303);
