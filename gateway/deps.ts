@@ -17,7 +17,11 @@ import type { CommerceServices } from '../runtime/commerce/index.ts';
 /** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
 export interface GatewayDeps {
   /** The only way the gateway changes domain state: events to actors. */
-  host: { apply(target: ActorTarget, event: unknown, companion?: CreateCompanion): Promise<ApplyResult> };
+  host: {
+    apply(target: ActorTarget, event: unknown, companion?: CreateCompanion): Promise<ApplyResult>;
+    /** `apply` after this process's earlier events for the same actor (a hot actor's writes then rarely conflict). */
+    applyInOrder?(target: ActorTarget, event: unknown): Promise<ApplyResult>;
+  };
   gate: Gate;
   idempotency: IdempotencyRecords;
   intents: IntentReads;
