@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PaymentLink } from '../../gateway/commerce/openapi-paths.ts';
 import { waitFor } from '../helpers/backends.ts';
 import { startLinkHarness, type Json, type LinkHarness } from './harness.ts';
 
@@ -26,6 +27,8 @@ describe('payment links', () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ object: 'payment_link', mode: 'live', slug: 'mug', title: 'Mug', amount: '2.5', currency: 'ANM', units_total: 3, units_held: 0, units_sold: 0, active: true, metadata: { sku: 'M1' } });
     expect(r.body.id).toMatch(/^plink_[a-z2-7]{24}$/);
+    // The object the OpenAPI document describes, field for field.
+    expect(PaymentLink.safeParse(r.body).error).toBeUndefined();
     expect(r.body.code).toMatch(/^[a-z2-7]{8}$/);
     expect(pathOf(r.body.url)).toBe(`/p/${t.merchant.handle}/mug`);
     expect(pathOf(r.body.short_url)).toBe(`/l/${r.body.code as string}`);
