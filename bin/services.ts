@@ -27,6 +27,7 @@ import { Engine } from '../runtime/engine/runtime.ts';
 import { demoBanner } from '../runtime/merchant/bootstrap.ts';
 import { openMerchantServices } from '../runtime/merchant/index.ts';
 import { openDashboardServices } from '../runtime/dashboard/index.ts';
+import { openCommerceServices, startHoldFollower } from '../runtime/commerce/index.ts';
 import { WebhookRuntime } from '../runtime/webhooks/service.ts';
 import { startDevnetServer, type DevnetServer } from '../runtime/chain/devnet/server.ts';
 import { startChainIndexers, type ChainIndexers } from '../runtime/chain/indexer/start.ts';
@@ -132,6 +133,8 @@ export async function startServices(config: Config): Promise<Services> {
       });
       await hooks.start();
       stops.push(() => hooks.stop());
+      const holds = await startHoldFollower(bus, engine.host, { ackWaitMs: config.NATS_ACK_WAIT_MS });
+      stops.push(() => holds.stop());
       webhooks = hooks;
     }
 
@@ -183,6 +186,7 @@ export async function startServices(config: Config): Promise<Services> {
           {
             ...merchant,
             dashboard: openDashboardServices(db, { openSignup: config.ANMPAY_OPEN_SIGNUP === '1' }),
+            commerce: openCommerceServices(db, { payPerIpPerMinute: config.ANMPAY_LINK_PAY_PER_MIN }),
             host: engine.host,
             feed: engine.feed,
             webhookAdmin: {

@@ -10,6 +10,8 @@ import { installEdge } from './http/edge.ts';
 import { errorOptions } from './http/error-reply.ts';
 import { installMetrics } from './http/metrics.ts';
 import checkoutPages from './checkout/index.ts';
+import linkPages from './commerce/link-pages.ts';
+import paymentLinksApi from './commerce/links-api.ts';
 import docsSite from './docs/index.ts';
 import landing from './landing/index.ts';
 import { openApiDocument } from './openapi.ts';
@@ -42,6 +44,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   if (deps.webhookAdmin) await app.register(webhooksPlugin, { ...deps.webhookAdmin, operatorToken: deps.operatorToken });
   await app.register(health, opts);
   await app.register(checkoutPages, opts);
+  await app.register(linkPages, opts);
   // Own context: its session hooks, CSRF and JSON parser apply to /dashboard only.
   await app.register(dashboard, opts);
   await app.register(pointOfSale, opts);
@@ -52,6 +55,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await api.register(paymentIntents, opts);
     await api.register(balance, opts);
     await api.register(refunds, opts);
+    await api.register(paymentLinksApi, opts);
     await api.register(checkoutData, opts);
     await api.register(ops, opts);
   });

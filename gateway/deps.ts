@@ -12,11 +12,16 @@ import type { RefundReads } from '../runtime/merchant/refund-reads.ts';
 import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import type { OpsConsoleDeps } from './ops/deps.ts';
 import type { DashboardServices } from '../runtime/dashboard/index.ts';
+import type { CommerceServices } from '../runtime/commerce/index.ts';
 
 /** Everything the HTTP edge needs; `buildApp(deps)` wires no storage or bus of its own. */
 export interface GatewayDeps {
   /** The only way the gateway changes domain state: events to actors. */
-  host: { apply(target: ActorTarget, event: unknown, companion?: CreateCompanion): Promise<ApplyResult> };
+  host: {
+    apply(target: ActorTarget, event: unknown, companion?: CreateCompanion): Promise<ApplyResult>;
+    /** `apply` after this process's earlier events for the same actor (a hot actor's writes then rarely conflict). */
+    applyInOrder?(target: ActorTarget, event: unknown): Promise<ApplyResult>;
+  };
   gate: Gate;
   idempotency: IdempotencyRecords;
   intents: IntentReads;
@@ -31,6 +36,8 @@ export interface GatewayDeps {
   refunds: RefundReads;
   /** Merchant logins, sessions and page reads; without it `/dashboard` is not served. */
   dashboard?: DashboardServices;
+  /** Payment links and their pages (`/p`, `/l`, `/api/v1/payment-links`); absent, those paths are 404. */
+  commerce?: CommerceServices;
   /** Node JSON-RPC per mode: refund nonce hints and `POST /api/v1/refunds/{id}/submit`. */
   chain?: Record<'live' | 'test', Pick<AnmRpcClient, 'getNonce' | 'sendRawTransaction'>>;
   rates: RateSource;

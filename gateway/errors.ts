@@ -42,6 +42,8 @@ export const ERRORS = {
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   conflict: { status: 409, message: 'The resource already exists.' },
   idempotency_key_reused: { status: 409, message: 'This Idempotency-Key was already used with a different request body.' },
+  slug_taken: { status: 409, message: 'This merchant already has a payment link with that slug.' },
+  sold_out: { status: 409, message: 'Every unit of this payment link is sold or held.' },
   not_cancellable: { status: 409, message: 'This payment intent can no longer be canceled.' },
   endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled (it answered 410); set it again to re-enable it.' },
   not_refundable: { status: 409, message: 'Only PAID or PARTIALLY_REFUNDED payment intents can be refunded.' },

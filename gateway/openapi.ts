@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ERRORS } from './errors.ts';
 import { checkoutPaths } from './checkout/openapi-paths.ts';
+import { paymentLinkPaths } from './commerce/openapi-paths.ts';
 import './schemas/common.ts';
 import './schemas/ops.ts';
 import './schemas/refund.ts';
@@ -55,7 +56,7 @@ function schemas(io: 'input' | 'output'): Record<string, Json> {
   return out.schemas;
 }
 
-const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest', 'CreateRefundRequest', 'SubmitRefundRequest', 'SetPayoutRequest'];
+const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest', 'CreateRefundRequest', 'SubmitRefundRequest', 'SetPayoutRequest', 'CreatePaymentLinkRequest'];
 
 export function openApiDocument(baseUrl: string): Json {
   const out = schemas('output');
@@ -138,6 +139,7 @@ export function openApiDocument(baseUrl: string): Json {
         }),
       },
       ...checkoutPaths(),
+      ...paymentLinkPaths({ json, errors, op, rateHeaders: RATE_HEADERS }),
       '/ops/api/merchants': {
         post: op('Operator: create a merchant (keys and password shown once)', {
           security: operator,

@@ -93,6 +93,8 @@ export const configSchema = z.object({
   RATE_LIMIT_KEY_BURST: z.coerce.number().min(1).default(100),
   RATE_LIMIT_IP_PER_MIN: z.coerce.number().positive().default(300),
   RATE_LIMIT_IP_BURST: z.coerce.number().min(1).default(300),
+  /** Presses of Pay on one payment link from one IP per minute (DESIGN §7: 10); raised only for benchmarks. */
+  ANMPAY_LINK_PAY_PER_MIN: z.coerce.number().positive().default(10),
   // On shutdown, how long /healthz answers 503 before the listener closes (a balancer's check interval).
   HTTP_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   /** Seconds a rotated-out webhook secret keeps signing (both active during the grace). */

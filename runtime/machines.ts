@@ -1,11 +1,20 @@
 import { listingDefinition } from '../machines/listing/definition.ts';
+import { linkHoldDefinition } from '../machines/link-hold/definition.ts';
+import { paymentLinkDefinition } from '../machines/payment-link/definition.ts';
 import { purchaseDefinition } from '../machines/purchase/definition.ts';
 import { paymentIntentDefinition } from '../machines/payment-intent/definition.ts';
 import { refundDefinition } from '../machines/refund/definition.ts';
 import { paymentIntentRefs, purchaseRefs, refundRefs } from './chain/chain-refs.ts';
+import { linkHoldIndex, paymentLinkIndex } from './commerce/link-index.ts';
 import { MachineRegistry } from './engine/registry.ts';
 
 /** Every durable machine this service hosts, each with the rows written when one is created. */
 export function machineRegistry(): MachineRegistry {
-  return new MachineRegistry().register(paymentIntentDefinition, paymentIntentRefs).register(refundDefinition, refundRefs).register(listingDefinition).register(purchaseDefinition, purchaseRefs);
+  return new MachineRegistry()
+    .register(paymentIntentDefinition, paymentIntentRefs)
+    .register(refundDefinition, refundRefs)
+    .register(listingDefinition)
+    .register(purchaseDefinition, purchaseRefs)
+    .register(paymentLinkDefinition, paymentLinkIndex)
+    .register(linkHoldDefinition, linkHoldIndex);
 }

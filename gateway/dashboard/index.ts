@@ -13,6 +13,7 @@ import { accountRoutes } from './accounts.ts';
 import { streamBook } from './context.ts';
 import { homeRoutes } from './home.ts';
 import { keyRoutes } from './keys.ts';
+import { linkRoutes } from './links.ts';
 import { pageRoutes } from './pages.ts';
 import { paymentRoutes } from './payments.ts';
 import { refundRoutes } from './refunds.ts';
@@ -39,4 +40,5 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   webhookRoutes(app, x);
   settingsRoutes(app, x);
   refundRoutes(app, x, streams);
+  linkRoutes(app, x);
 }

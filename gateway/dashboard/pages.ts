@@ -21,6 +21,7 @@ const TITLES: Record<DashPage, string> = {
   keys: 'API keys',
   payments: 'Payments',
   payment: 'Payment',
+  links: 'Payment links',
   webhooks: 'Webhooks',
   settings: 'Payout and widget',
   account: 'Account',
@@ -29,6 +30,7 @@ const TITLES: Record<DashPage, string> = {
 const NAV: Array<[DashPage, string]> = [
   ['home', '/dashboard'],
   ['payments', '/dashboard/payments'],
+  ['links', '/dashboard/links'],
   ['keys', '/dashboard/keys'],
   ['webhooks', '/dashboard/webhooks'],
   ['settings', '/dashboard/settings'],
@@ -82,6 +84,7 @@ export function pageRoutes(app: FastifyInstance, x: Dash): void {
   page('/dashboard/keys', 'keys');
   page('/dashboard/payments', 'payments');
   page('/dashboard/payments/:id', 'payment');
+  page('/dashboard/links', 'links');
   page('/dashboard/webhooks', 'webhooks');
   page('/dashboard/settings', 'settings');
   page('/dashboard/account', 'account');

@@ -11,6 +11,7 @@ import type { DashMode, DashPage, DashPageData } from './types.ts';
 import './anm-dash-account.ts';
 import './anm-dash-home.ts';
 import './anm-dash-keys.ts';
+import './anm-dash-links.ts';
 import './anm-dash-login.ts';
 import './anm-dash-payment.ts';
 import './anm-dash-payments.ts';
@@ -20,6 +21,7 @@ import './anm-dash-webhooks.ts';
 const NAV: Array<[DashPage, string, string]> = [
   ['home', 'Home', '/dashboard'],
   ['payments', 'Payments', '/dashboard/payments'],
+  ['links', 'Payment links', '/dashboard/links'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
   ['settings', 'Payout and widget', '/dashboard/settings'],
@@ -141,6 +143,8 @@ export class AnmDashboard extends LitElement {
         return html`<anm-dash-payments></anm-dash-payments>`;
       case 'payment':
         return html`<anm-dash-payment .paymentId=${d.id ?? ''}></anm-dash-payment>`;
+      case 'links':
+        return html`<anm-dash-links .mode=${d.mode}></anm-dash-links>`;
       case 'webhooks':
         return html`<anm-dash-webhooks .mode=${d.mode}></anm-dash-webhooks>`;
       case 'settings':
