@@ -47,7 +47,7 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
     expect(data.mode).toBe('test');
   });
 
-  it('DESIGN §7: the session cookie is set on /dashboard and /pos only, never on / (so never sent to /api/v1)', async () => {
+  it('DESIGN §7: the session cookie is set on /dashboard, /pos and /p (test-mode links) only, never on / (so never sent to /api/v1)', async () => {
     const c = dashClient(h.svc);
     const form = await c.req('GET', '/dashboard/login');
     c.csrf = /"csrf":"([^"]+)"/.exec(form.text)![1]!;
@@ -58,7 +58,7 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
     });
     expect(r.status).toBe(200);
     const paths = r.headers.getSetCookie().filter((x) => x.startsWith('anm_session=')).map((x) => /Path=([^;]+)/i.exec(x)?.[1]);
-    expect(paths.sort()).toEqual(['/dashboard', '/pos']);
+    expect(paths.sort()).toEqual(['/dashboard', '/p', '/pos']);
   });
 
   it('spec Authentication 8: a charge without the CSRF token, from a foreign Origin, or with an API key is refused; nothing is created', async () => {
