@@ -61,13 +61,15 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
     },
     {
       name: 'execute',
-      args: '<capability> --key <file> [--body <json>] [--max-price <decimal>] [--max-latency-ms <n>]',
-      summary: 'quote (USDC), pay the seller\'s own 402 with the stock x402 client, sign the fee leg, and have the marketplace call the seller; prints its answer',
+      args: '<capability> [--key <file>] [--wallet <file>] [--body <json>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>]',
+      summary: 'quote, pay the seller\'s own 402 with an x402 client (USDC: stock @x402/evm; ANM: exact-anm), sign the fee leg, and have the marketplace call the seller; prints its answer',
       quiet: 'the seller\'s body',
       flags: [
-        ['--key <file>', 'the buyer\'s EVM key file (required)'],
+        ['--key <file>', 'the buyer\'s EVM key file, for USDC (required with USDC)'],
+        ['--wallet <file>', 'the buyer\'s ANM wallet file, for ANM (required with ANM); the seller transfer and the fee at its next two nonces on $ANMPAY_DEVNET_URL/live'],
         ['--body <json>', 'a JSON object sent to the seller (default {}; not sent to a GET listing)'],
         MAX_PRICE,
+        ASSET,
         LATENCY,
       ],
       example: 'anmpay market execute "weather forecast" --body \'{"city":"Lisbon"}\' --key buyer.json',

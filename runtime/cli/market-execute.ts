@@ -1,17 +1,21 @@
 /**
  * `anmpay market execute`: the whole routed-execution buyer flow (DESIGN §5 "Routed
- * execution"). The seller's own header is built from the seller's 402 with the stock
- * `@x402/evm` client (v2 `PAYMENT-REQUIRED` header or a v1 JSON body), the fee leg of the
- * quote with `ExactSplitEvmScheme`, and the marketplace makes the call.
+ * execution"). The seller's own header is built from the seller's 402 (v2 `PAYMENT-REQUIRED`
+ * header or a v1 JSON body) with `@x402/core`'s x402Client: on USDC the stock `@x402/evm`
+ * scheme, the fee leg with `ExactSplitEvmScheme`; on ANM the project's `ExactAnmScheme`, the
+ * fee leg with `ExactAnmSplitScheme` at the nonce after the seller transfer's. The
+ * marketplace makes the call.
  */
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import type { PaymentRequired } from '@x402/core/types';
-import type { PrivateKeyAccount } from 'viem/accounts';
 import { z } from 'zod';
+import { MARKET_LANES } from '../../machines/money/market.ts';
+import type { AnmWallet } from '../market/client/anm-wallet.ts';
+import { ExactAnmScheme } from '../market/client/exact-anm.ts';
 import { expectShape, marketUrl, serviceJson } from './env.ts';
-import { legsFor } from './market-legs.ts';
+import { legsFor, liveWallet, type BuyerSigner } from './market-legs.ts';
 import { CliError } from './output.ts';
 
 const SELLER_TIMEOUT_MS = 30_000;
@@ -26,8 +30,8 @@ interface QuoteLike {
   payment_requirements: { accepts: Array<{ scheme: string; network: string; asset: string; amount: string; payTo: string; maxTimeoutSeconds: number; extra: Record<string, unknown> }> };
 }
 
-/** The seller's 402 to an unpaid call, paid by the buyer's key with the stock x402 client. */
-async function sellerPayment(buyer: PrivateKeyAccount, endpoint: string, method: string, body: Record<string, unknown>): Promise<string> {
+/** The seller's 402 to an unpaid call, paid by the buyer's key with an x402Client. */
+async function sellerPayment(client: x402Client, asset: BuyerSigner['asset'], endpoint: string, method: string, body: Record<string, unknown>): Promise<string> {
   const withBody = method !== 'GET' && method !== 'HEAD';
   let res: Response;
   try {
@@ -48,18 +52,28 @@ async function sellerPayment(buyer: PrivateKeyAccount, endpoint: string, method:
   } catch {
     throw new CliError('seller_not_x402', 'the seller\'s 402 carries neither a PAYMENT-REQUIRED header (x402 v2) nor a JSON body (x402 v1)');
   }
-  const client = registerExactEvmScheme(new x402Client(), { signer: buyer });
   try {
     return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
   } catch (e) {
-    throw new CliError('seller_not_x402', `cannot pay the seller's 402 on an EVM exact scheme: ${(e as Error).message}`);
+    throw new CliError('seller_not_x402', `cannot pay the seller's 402 with ${asset} (${asset === 'ANM' ? 'exact-anm on native:1' : 'an EVM exact scheme'}): ${(e as Error).message}`);
   }
 }
 
-export async function executeQuote(buyer: PrivateKeyAccount, quote: QuoteLike, body: Record<string, unknown>) {
+/**
+ * The x402Client that pays the seller. ANM: one nonce reading for both transfers, the seller's
+ * at n and the fee at n + 1, so the chain can only include the fee after the seller transfer.
+ */
+async function buyerClient(buyer: BuyerSigner): Promise<{ client: x402Client; wallet?: AnmWallet }> {
+  if (buyer.asset === 'USDC') return { client: registerExactEvmScheme(new x402Client(), { signer: buyer.evm }) };
+  const wallet = liveWallet(buyer.anm, await liveWallet(buyer.anm).nextNonce());
+  return { client: new x402Client().register(MARKET_LANES.ANM.network, new ExactAnmScheme(wallet)), wallet };
+}
+
+export async function executeQuote(buyer: BuyerSigner, quote: QuoteLike, body: Record<string, unknown>) {
   const method = quote.resource.method.toUpperCase();
-  const seller_payment = await sellerPayment(buyer, quote.resource.endpoint, method, body);
-  const { fee } = await legsFor({ asset: 'USDC', evm: buyer }, quote.payment_requirements.accepts[0]!);
+  const { client, wallet } = await buyerClient(buyer);
+  const seller_payment = await sellerPayment(client, buyer.asset, quote.resource.endpoint, method, body);
+  const { fee } = await legsFor(buyer, quote.payment_requirements.accepts[0]!, wallet);
   const doc = await serviceJson('POST', `${marketUrl()}/api/v1/route/execute`, {}, { intent_id: quote.intent_id, fee_payment: { legs: { fee } }, seller_payment, body });
   return expectShape(executionDoc, doc, 'market execute');
 }

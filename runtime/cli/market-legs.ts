@@ -7,7 +7,7 @@
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Wallet } from '../chain/codec/keys.ts';
-import { anmWallet } from '../market/client/anm-wallet.ts';
+import { anmWallet, type AnmWallet } from '../market/client/anm-wallet.ts';
 import { ExactAnmSplitScheme } from '../market/client/exact-anm-split.ts';
 import { ExactSplitEvmScheme } from '../market/client/exact-split-evm.ts';
 import { rpcFor } from './env.ts';
@@ -24,10 +24,19 @@ interface Requirements {
   extra: Record<string, unknown>;
 }
 
-export async function legsFor(signer: BuyerSigner, req: Requirements): Promise<{ seller: unknown; fee: unknown }> {
+/**
+ * The wallet's signer on the live chain. `nonce` pins its next nonce: `market execute` signs
+ * the seller transfer and the fee leg from one reading, so the fee always comes right after.
+ */
+export function liveWallet(keys: Wallet, nonce?: bigint): AnmWallet {
+  const w = anmWallet(keys, rpcFor('live'));
+  return nonce === undefined ? w : { ...w, nextNonce: () => Promise.resolve(nonce) };
+}
+
+export async function legsFor(signer: BuyerSigner, req: Requirements, wallet?: AnmWallet): Promise<{ seller: unknown; fee: unknown }> {
   const { payload } =
     signer.asset === 'USDC'
       ? await new ExactSplitEvmScheme(signer.evm).createPaymentPayload(2, req)
-      : await new ExactAnmSplitScheme(anmWallet(signer.anm, rpcFor('live'))).createPaymentPayload(2, req);
+      : await new ExactAnmSplitScheme(wallet ?? liveWallet(signer.anm)).createPaymentPayload(2, req);
   return payload.legs as { seller: unknown; fee: unknown };
 }

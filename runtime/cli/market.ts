@@ -44,7 +44,7 @@ export const main = groupMain('market', {
   search: (rest) => search(parse(rest, { 'max-price': S, asset: S, limit: S }, USAGE.search)),
   quote: (rest) => quoteCmd(parse(rest, QUOTE_FLAGS, USAGE.quote)),
   buy: (rest) => buy(parse(rest, { ...QUOTE_FLAGS, key: S, wallet: S, 'idempotency-key': S }, USAGE.buy)),
-  execute: (rest) => execute(parse(rest, { 'max-price': S, 'max-latency-ms': S, key: S, body: S }, USAGE.execute)),
+  execute: (rest) => execute(parse(rest, { ...QUOTE_FLAGS, key: S, wallet: S, body: S }, USAGE.execute)),
   scan: (rest) => scan(parse(rest, {}, USAGE.scan)),
 });
 
@@ -142,9 +142,8 @@ async function quoteCmd(a: ParsedArgs): Promise<CommandResult> {
 
 async function buy(a: ParsedArgs): Promise<CommandResult> {
   const [capability] = positionals(a, 1, USAGE.buy);
-  const asset = assetOpt(a, USAGE.buy) ?? 'USDC';
   // The signer is read before anything is quoted: a missing key file costs no intent.
-  const signer: BuyerSigner = asset === 'USDC' ? { asset, evm: await readEvmKeyFile(required(a, 'key', 'USDC')) } : { asset, anm: await readWalletFile(required(a, 'wallet', 'ANM')) };
+  const { asset, signer } = await buyerSigner(a, USAGE.buy);
   const { quote } = await requestQuote(a, capability!, USAGE.buy);
   const legs = await legsFor(signer, quote.payment_requirements.accepts[0]!);
   const idempotencyKey = str(a, 'idempotency-key') ?? randomUUID();
@@ -167,19 +166,27 @@ async function buy(a: ParsedArgs): Promise<CommandResult> {
 async function execute(a: ParsedArgs): Promise<CommandResult> {
   const [capability] = positionals(a, 1, USAGE.execute);
   const body = parseBody(str(a, 'body'));
-  const file = str(a, 'key');
-  if (!file) throw usageError('--key <file> is required: it signs the seller payment and the fee leg (USDC)', USAGE.execute);
-  const buyer = await readEvmKeyFile(file);
+  const { asset, signer } = await buyerSigner(a, USAGE.execute);
   const { quote } = await requestQuote(a, capability!, USAGE.execute);
-  const r = await executeQuote(buyer, quote, body);
-  const text = [quoteText(quote, 'USDC'), `seller answered ${r.status} (${r.headers['content-type'] ?? 'no content-type'}); purchase ${r.purchase_status}`, r.body].join('\n');
+  let r: Awaited<ReturnType<typeof executeQuote>>;
+  try {
+    r = await executeQuote(signer, quote, body);
+  } catch (e) {
+    throw explainRefusal(e, signer);
+  }
+  // On ANM the fee is submitted by the marketplace once the seller's transfer is settled.
+  const later = asset === 'ANM' && r.purchase_status === 'EXECUTING' ? ' (the fee follows once the seller transfer is settled)' : '';
+  const text = [quoteText(quote, asset), `seller answered ${r.status} (${r.headers['content-type'] ?? 'no content-type'}); purchase ${r.purchase_status}${later}`, r.body].join('\n');
   return { data: r, text, quiet: r.body };
 }
 
-function required(a: ParsedArgs, flag: 'key' | 'wallet', asset: string): string {
-  const v = str(a, flag);
-  if (!v) throw usageError(`--${flag} <file> is required to buy with ${asset}`, USAGE.buy);
-  return v;
+/** The buyer's key for the lane `--asset` names: `--key` (EVM key file) for USDC, `--wallet` (ANM wallet file) for ANM. */
+async function buyerSigner(a: ParsedArgs, usage: string): Promise<{ asset: MarketAsset; signer: BuyerSigner }> {
+  const asset = assetOpt(a, usage) ?? 'USDC';
+  const flag = asset === 'USDC' ? 'key' : 'wallet';
+  const file = str(a, flag);
+  if (!file) throw usageError(`--${flag} <file> is required with ${asset}: it signs the seller payment and the fee leg`, usage);
+  return { asset, signer: asset === 'USDC' ? { asset, evm: await readEvmKeyFile(file) } : { asset, anm: await readWalletFile(file) } };
 }
 
 /** The marketplace's refusal, with what to do about it where the CLI knows. */

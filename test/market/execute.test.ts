@@ -21,7 +21,13 @@ import { MarketRefusal } from '../../runtime/market/errors.ts';
 import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
 import { FEE_ADDRESSES, useMarket } from './harness.ts';
 
-const h = useMarket({ forward: { allowPrivate: true, timeoutMs: 400 } });
+/**
+ * The seller timeout (30 s in production), shortened: still far above what a served call takes
+ * on a loaded machine (the seller verifies and settles through the facilitator inside it), so
+ * only the sloth, which never answers, ever reaches it.
+ */
+const SELLER_TIMEOUT_MS = 10_000;
+const h = useMarket({ forward: { allowPrivate: true, timeoutMs: SELLER_TIMEOUT_MS } });
 let s: Seller;
 let server: Server;
 let base: string;
@@ -165,9 +171,14 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     const q = await quote('sloth');
     const fee0 = await feeBalance();
     const header = Buffer.from(JSON.stringify(await signLeg(buyer, { to: s.evm.address, value: 20_000n }))).toString('base64');
-    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: header } });
+    const fee = await feeLeg();
+    const t0 = Date.now();
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header } });
     expect(r.status).toBe(502);
     expect(r.json.error.code).toBe('seller_unreachable');
+    // The seller got the paid call and never answered: the marketplace waited the whole timeout, no less.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(SELLER_TIMEOUT_MS - 100);
+    expect(hits['/sleepy']).toBe(1);
     expect(await status(q.intent_id)).toBe('SELLER_FAILED');
     expect(await feeBalance()).toBe(fee0);
   });
