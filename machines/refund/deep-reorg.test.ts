@@ -40,7 +40,7 @@ function run(events: readonly unknown[]): Run {
     snap = JSON.parse(JSON.stringify(last.snapshot)) as PersistedSnapshot;
     for (const fx of last.effects) {
       if (fx.type === 'sendTo') {
-        const ev = fx.params.event as { type: string; seq: number };
+        const ev = fx.params.event as unknown as { type: string; seq: number };
         toIntent.push([ev.type, ev.seq]);
       }
       if (fx.type === 'emitWebhook') hooks.push([fx.params.type, (fx.params.data as { block_hash: string | null }).block_hash]);
