@@ -42,7 +42,7 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
 );
 
 const HALF = '490000000';
-const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases'];
+const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases', 'chain_pending'];
 const RUNS = Number(process.env.SIGNAL_ORDER_RUNS ?? 6);
 const PERMUTATIONS = Number(process.env.SIGNAL_ORDER_PERMUTATIONS ?? 3);
 

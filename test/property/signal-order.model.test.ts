@@ -58,7 +58,7 @@ interface Outcome {
 
 /** Half of the intent's cap (merchant_amount 980000000 nANM). */
 const HALF = '490000000';
-const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases'];
+const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases', 'chain_pending'];
 const RUNS = Number(process.env.SIGNAL_ORDER_RUNS ?? 6);
 const PERMUTATIONS = Number(process.env.SIGNAL_ORDER_PERMUTATIONS ?? 3);
 

@@ -66,8 +66,6 @@ export class ChainIndexer {
   private stopped = true;
   private running: Promise<void> | undefined;
   private leader = false;
-  /** Matched transactions seen in the mempool and not yet included: for drop detection. */
-  private readonly pending = new Map<string, { kind: string; id: string }>();
   /** Set once the node serves a chain with another genesis: following stops (DESIGN §3). */
   private haltedFor: string | null = null;
   private genesis: string | null = null;
@@ -158,7 +156,6 @@ export class ChainIndexer {
       db: this.o.db,
       network: this.o.network,
       rpc: this.o.rpc,
-      pending: this.pending,
       refsFor: (txs) => this.refsFor(txs),
       position: async () => (pos ??= await this.reserve(1)),
       publish: (type, target, event) => this.publish(type, target, event),
@@ -240,7 +237,6 @@ export class ChainIndexer {
       if (!ref) continue;
       const legs = legsOf(tx, ref);
       if (!legs) continue;
-      this.pending.delete(tx.hash);
       included.push({ kind: ref.kind, id: ref.actor_id, tx_hash: tx.hash, from: tx.from, ...legs, receipt: tx.status });
       watch.push([tx.hash, ref.actor_id, ref.kind, ref.required]);
     }
