@@ -97,7 +97,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
     const rpc = Object.assign(Object.create(chain.rpc) as typeof chain.rpc, {
       pendingTransactions: async () => (await chain.rpc.pendingTransactions()).filter((t) => !evicted.has(t.hash)),
     });
-    const a = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'a3', startHeight: 0, leaseMs: 300 });
+    const a = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'a3', startHeight: 0, leaseMs: 2_000 });
     await chain.rpc.mine(1);
     await a.tick();
     const merchant = generateWallet('test');
@@ -118,7 +118,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
 
     // `a` goes quiet without releasing its lease; the transfer is evicted; `b` takes over once the lease ran out.
     evicted.add(tx);
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 2_200));
     const b = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'b3', startHeight: 0 });
     await b.tick();
     expect(b.isLeader()).toBe(true);
