@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { create, step, type StepResult } from '../kit/step.ts';
 import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
-import { ctxOf, MERCHANT, MIN, pathTo, reorged, T0 } from '../../test/fixtures/payment-intent.ts';
+import { ctxOf, MERCHANT, MIN, pathTo, reorged, reserve, T0 } from '../../test/fixtures/payment-intent.ts';
 
 /**
  * A confirmed refund whose transfer a deep reorg took back (ADR 0033). The refund actor sends
@@ -14,14 +14,6 @@ import { ctxOf, MERCHANT, MIN, pathTo, reorged, T0 } from '../../test/fixtures/p
  */
 const T = T0 + 60 * MIN;
 const HALF = '490000000';
-const reserve = (refundId: string, amount: string): PaymentIntentEvent => ({
-  type: 'refund.reserve',
-  id: `reserve:${refundId}`,
-  at: T,
-  refund_id: refundId,
-  amount,
-  refund_create: { type: 'refund.create', id: `create:${refundId}`, at: T },
-});
 type Outcome = 'refund.confirmed' | 'refund.reverted' | 'refund.released';
 const outcome = (type: Outcome, refundId: string, amount: string, seq: number | undefined): PaymentIntentEvent =>
   ({ type, id: `${type}:${refundId}:${seq ?? '-'}`, at: T + (seq ?? 1), refund_id: refundId, amount, ...(seq !== undefined && { seq }) }) as PaymentIntentEvent;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { create, step, type PersistedSnapshot, type StepResult } from '../kit/step.ts';
-import { REFUND_T, refundCreate, refundLegs } from '../../test/fixtures/refund.ts';
+import { chainSignals, type ChainStep, REFUND_T, refundCreate, transferHistory } from '../../test/fixtures/refund.ts';
 import { refundDefinition as def } from './definition.ts';
 
 /**
@@ -14,12 +14,7 @@ import { refundDefinition as def } from './definition.ts';
 const T = REFUND_T;
 const REQUIRED = 3;
 const createEv = { ...refundCreate, required_confirmations: REQUIRED };
-const seen = (pos: number) => ({ type: 'chain.tx.seen', id: `s${pos}`, at: T + pos, ...refundLegs, pos });
-const included = (pos: number, height: number, head: number, hash = `b${height}@${pos}`) =>
-  ({ type: 'chain.tx.included', id: `i${pos}`, at: T + pos, ...refundLegs, block_height: height, block_hash: hash, receipt: 'success', head, pos });
-const depth = (pos: number, inclusion: number, head: number) => ({ type: 'chain.block', id: `b${pos}`, at: T + pos, head, pos, inclusion });
-const reorged = (pos: number, head: number) => ({ type: 'chain.reorged', id: `r${pos}`, at: T + pos, tx_hash: 'tx1', head, pos });
-const dropped = (pos: number) => ({ type: 'chain.tx.dropped', id: `d${pos}`, at: T + pos, tx_hash: 'tx1', pos });
+const { seen, included, depth, reorged, dropped } = chainSignals;
 
 interface Run {
   last: StepResult;
@@ -94,38 +89,7 @@ describe('a confirmed refund taken back by a deep reorg (ADR 0033)', () => {
   });
 
   /** A chain history of the transfer with reorgs at any depth, as the indexer emits it (positions increase). */
-  const historyArb = fc.array(fc.constantFrom('seen', 'include', 'depth', 'reorg', 'drop'), { maxLength: 18 }).map((cmds) => {
-    const out: unknown[] = [];
-    let pos = 0;
-    let head = 10;
-    let where: 'none' | 'mempool' | 'block' | 'gone' = 'none';
-    let height = 0;
-    let inclusion = 0;
-    for (const c of cmds) {
-      if (c === 'seen' && (where === 'none' || where === 'gone')) {
-        out.push(seen(++pos));
-        where = 'mempool';
-      } else if (c === 'include' && (where === 'none' || where === 'mempool')) {
-        head += 1;
-        height = head;
-        inclusion = ++pos;
-        out.push(included(inclusion, height, head));
-        where = 'block';
-      } else if (c === 'depth' && where === 'block') {
-        head += 1;
-        out.push(depth(++pos, inclusion, head));
-      } else if (c === 'reorg' && where === 'block') {
-        head = height - 1;
-        out.push(reorged(++pos, head));
-        out.push(seen(++pos)); // back in the mempool
-        where = 'mempool';
-      } else if (c === 'drop' && where === 'mempool') {
-        out.push(dropped(++pos));
-        where = 'gone';
-      }
-    }
-    return out;
-  });
+  const historyArb = fc.array(fc.constantFrom<ChainStep>('seen', 'include', 'depth', 'reorg', 'drop'), { maxLength: 18 }).map((steps) => transferHistory(steps));
   // Confirmed, reorged out, re-mined and confirmed again; delivered with the re-inclusion's depth first.
   const example = [...settled, reorged(4, 9), seen(5), included(6, 10, 10), depth(7, 6, 11), depth(8, 6, 12)];
 

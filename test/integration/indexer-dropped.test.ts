@@ -20,8 +20,8 @@ import { recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
 describe('a transfer reorged off the chain and out of the mempool is reported dropped (PGlite)', () => {
   const chain = useEmbeddedChain();
 
-  /** A refund actor whose transfer from a funded merchant is included in a block, 3 deep. */
-  async function includedRefund(indexer: ChainIndexer): Promise<{ id: string; tx: string }> {
+  /** A refund actor whose transfer from a funded merchant is sent (pending). */
+  async function sentRefund(): Promise<{ id: string; tx: string }> {
     const merchant = generateWallet('test');
     const customer = generateWallet('test');
     await chain.rpc.faucet(merchant.address, 10_000_000_000n);
@@ -32,10 +32,15 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
       { type: 'refund.create', id: `c:${id}`, at: Date.now(), refund_id: id, payment_intent: 'pay_x', merchant_id: 'm', mode: 'test', amount: '5000', chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, reference },
     );
     const unsigned = buildRefundTx({ chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, amount: 5000n, reference }, { chainId: NETWORKS.test.chainId, publicKey: merchant.publicKey, nonce: 0n });
-    const tx = await chain.rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey)));
+    return { id, tx: await chain.rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey))) };
+  }
+
+  /** A refund actor whose transfer is included in a block, 3 deep. */
+  async function includedRefund(indexer: ChainIndexer): Promise<{ id: string; tx: string }> {
+    const sent = await sentRefund();
     await chain.rpc.mine(3);
     await indexer.tick();
-    return { id, tx };
+    return sent;
   }
 
   const signals = (log: ActorEnvelope[], id: string, type: string) => log.filter((e) => e.target.id === id && e.event.type === type).map((e) => Number(e.event.pos));
@@ -100,18 +105,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
     const a = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'a3', startHeight: 0, leaseMs: 2_000 });
     await chain.rpc.mine(1);
     await a.tick();
-    const merchant = generateWallet('test');
-    const customer = generateWallet('test');
-    await chain.rpc.faucet(merchant.address, 10_000_000_000n);
-    await chain.rpc.mine(1);
-    const id = `re_pend_${randomBytes(4).toString('hex')}`;
-    const reference = refundReference(randomBytes(20));
-    await chain.host.apply(
-      { kind: 'refund', id, merchant: 'm', mode: 'test' },
-      { type: 'refund.create', id: `c:${id}`, at: Date.now(), refund_id: id, payment_intent: 'pay_x', merchant_id: 'm', mode: 'test', amount: '5000', chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, reference },
-    );
-    const unsigned = buildRefundTx({ chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, amount: 5000n, reference }, { chainId: NETWORKS.test.chainId, publicKey: merchant.publicKey, nonce: 0n });
-    const tx = await chain.rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey)));
+    const { id, tx } = await sentRefund();
     await a.tick();
     expect(signals(log, id, 'chain.tx.seen')).toHaveLength(1);
     expect(await deliver(log, id)).toBe('SUBMITTED');

@@ -1,20 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NETWORKS } from '../../machines/chain/address.ts';
 import { paymentReference, refundReference } from '../../machines/chain/reference.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { generateWallet, sign, type Wallet } from '../../runtime/chain/codec/keys.ts';
-import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
-import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { buildPaymentTx, buildRefundTx } from '../../runtime/chain/payment-tx.ts';
-import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
-import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
-import { machineRegistry } from '../../runtime/machines.ts';
-import { openEmbedded, type Backend } from '../helpers/backends.ts';
-import { recordingBus } from '../helpers/hand-indexer.ts';
+import { chainCmds, createModelIntent, finishChain, modelChain, useModelBackend, RUNS, seedsArb, shuffledWithDups, type ChainCmd } from '../helpers/chain-model.ts';
 import { refundStoryProblems, storyOf } from '../helpers/webhook-story.ts';
 
 /**
@@ -34,60 +28,34 @@ import { refundStoryProblems, storyOf } from '../helpers/webhook-story.ts';
  *  - the merchant's facts balance: `refund.completed` and `refund.reorged` alternate and the
  *    last is a completion exactly when CONFIRMED (test/helpers/webhook-story.ts).
  */
-type Cmd = { k: 'mine'; n: number } | { k: 'tick' } | { k: 'reorg'; depth: number; onTx: boolean; drop: boolean };
-const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('mine' as const), n: fc.integer({ min: 1, max: 8 }) }) },
-  { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('reorg' as const), depth: fc.integer({ min: 1, max: 20 }), onTx: fc.boolean(), drop: fc.boolean() }) },
-);
+const cmd: fc.Arbitrary<ChainCmd> = fc.oneof(chainCmds.mine, chainCmds.tick, chainCmds.reorg);
 
 const HALF = '490000000';
-const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases', 'chain_pending'];
-const RUNS = Number(process.env.SIGNAL_ORDER_RUNS ?? 6);
-const PERMUTATIONS = Number(process.env.SIGNAL_ORDER_PERMUTATIONS ?? 3);
 
 describe('a confirmed refund reorged out, its signals and outcomes in any order (indexer + refund + intent, PGlite)', () => {
-  let b: Backend;
-  let host: ActorHost;
-  beforeAll(async () => {
-    b = await openEmbedded();
-    host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
-  }, 120_000);
-  afterAll(async () => b?.close());
+  const m = useModelBackend();
 
-  const row = async (id: string) => (await b.db.query<{ state: string; snapshot: { context: Record<string, unknown> } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id])).rows[0]!;
+  const row = async (id: string) => (await m.b.db.query<{ state: string; snapshot: { context: Record<string, unknown> } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id])).rows[0]!;
   const outcomesOf = async (refund: string) =>
-    (await b.db.query<{ payload: { event: Record<string, unknown> & { type: string; id: string; at: number } } }>(`SELECT payload FROM outbox WHERE actor_id = $1 AND subject NOT LIKE 'fx.%' ORDER BY id`, [refund])).rows.map((r) => r.payload.event);
+    (await m.b.db.query<{ payload: { event: Record<string, unknown> & { type: string; id: string; at: number } } }>(`SELECT payload FROM outbox WHERE actor_id = $1 AND subject NOT LIKE 'fx.%' ORDER BY id`, [refund])).rows.map((r) => r.payload.event);
 
   /** A copy of the settled intent with a refund of HALF reserved, and that refund actor (not yet fed any chain signal). */
   async function copy(name: string, w: { merchant: Wallet; treasury: Wallet; payer: Wallet }, intentSignals: ActorEnvelope[], reference: string, payRef: string): Promise<{ intent: string; refund: string }> {
     const intent = `pay_${name}`;
     const refund = `re_${name}`;
     const now = Date.now();
-    await host.apply(
-      { kind: 'payment_intent', id: intent, merchant: 'm_test', mode: 'test' },
-      { type: 'intent.create', id: `create:${intent}`, at: now, intent_id: intent, merchant_id: 'm_test', mode: 'test', currency: 'ANM', requested_amount: null, anm_amount: '1000000000', payment_address: w.merchant.address, treasury_address: w.treasury.address, payment_reference: payRef, expires_at: now + 3_600_000, required_confirmations: 12 },
-    );
-    for (const e of intentSignals) await host.apply({ kind: 'payment_intent', id: intent }, e.event);
+    await createModelIntent(m.host, intent, payRef, w.merchant.address, w.treasury.address);
+    for (const e of intentSignals) await m.host.apply({ kind: 'payment_intent', id: intent }, e.event);
     expect((await row(intent)).state).toBe('PAID');
     const create = { type: 'refund.create', id: `create:${refund}`, at: now, refund_id: refund, payment_intent: intent, merchant_id: 'm_test', mode: 'test', amount: HALF, chain_id: NETWORKS.test.chainId, from: w.merchant.address, to: w.payer.address, reference };
-    expect((await host.apply({ kind: 'payment_intent', id: intent }, { type: 'refund.reserve', id: `reserve:${refund}`, at: now, refund_id: refund, amount: HALF, refund_create: create })).outcome).toBe('applied');
-    await host.apply({ kind: 'refund', id: refund, merchant: 'm_test', mode: 'test' }, create);
+    expect((await m.host.apply({ kind: 'payment_intent', id: intent }, { type: 'refund.reserve', id: `reserve:${refund}`, at: now, refund_id: refund, amount: HALF, refund_create: create })).outcome).toBe('applied');
+    await m.host.apply({ kind: 'refund', id: refund, merchant: 'm_test', mode: 'test' }, create);
     return { intent, refund };
   }
 
-  const shuffledWithDups = <T,>(xs: T[], seed: number): T[] => {
-    const dups = fc.sample(fc.subarray(xs), { numRuns: 1, seed })[0]!;
-    const all = [...xs, ...dups];
-    return fc.sample(fc.shuffledSubarray(all, { minLength: all.length }), { numRuns: 1, seed: seed + 1 })[0]!;
-  };
 
-  async function scenario(sink: number, cmds: Cmd[], tail: number, seeds: number[]): Promise<void> {
-    for (const t of CHAIN_TABLES) await b.db.query(`DELETE FROM ${t} WHERE network = 'test'`);
-    const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
-    const rpc = new AnmRpcClient(`${devnet.url}/test`);
-    const log: ActorEnvelope[] = [];
-    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: recordingBus(log), holder: 'model', startHeight: 0 });
+  async function scenario(sink: number, cmds: ChainCmd[], tail: number, seeds: number[]): Promise<void> {
+    const { rpc, log, indexer, close } = await modelChain(m.b.db);
     try {
       const w = { merchant: generateWallet('test'), treasury: generateWallet('test'), payer: generateWallet('test') };
       await rpc.faucet(w.payer.address, 100_000_000_000n);
@@ -98,11 +66,7 @@ describe('a confirmed refund reorged out, its signals and outcomes in any order 
       // The original intent and refund: the indexer matches the references to them.
       const original = await (async () => {
         const intent = `pay_sor_${run}`;
-        const now = Date.now();
-        await host.apply(
-          { kind: 'payment_intent', id: intent, merchant: 'm_test', mode: 'test' },
-          { type: 'intent.create', id: `create:${intent}`, at: now, intent_id: intent, merchant_id: 'm_test', mode: 'test', currency: 'ANM', requested_amount: null, anm_amount: '1000000000', payment_address: w.merchant.address, treasury_address: w.treasury.address, payment_reference: payRef, expires_at: now + 3_600_000, required_confirmations: 12 },
-        );
+        await createModelIntent(m.host, intent, payRef, w.merchant.address, w.treasury.address);
         const nonce = await rpc.getNonce(w.payer.address, 'pending');
         const tx = buildPaymentTx(
           { id: intent, status: 'AWAITING_PAYMENT', network: 'test', payment_address: w.merchant.address, treasury_address: w.treasury.address, merchant_amount: 980_000_000n, protocol_fee: 20_000_000n, anm_amount: 1_000_000_000n, payment_reference: payRef, expires_at: null },
@@ -137,10 +101,7 @@ describe('a confirmed refund reorged out, its signals and outcomes in any order 
         }
         await indexer.tick();
       }
-      if (tail > 0) await rpc.mine(tail);
-      await indexer.tick();
-      await indexer.tick();
-      expect(indexer.halted()).toBeNull();
+      await finishChain(rpc, indexer, tail);
 
       // Where the chain says the refund is.
       const head = await rpc.blockNumber();
@@ -155,7 +116,7 @@ describe('a confirmed refund reorged out, its signals and outcomes in any order 
         const rctx = rf.snapshot.context as { tx_hash: string | null; confirmations: number };
         expect(rf.state === 'CONFIRMING' ? `CONFIRMING ${rctx.confirmations}` : rf.state, `${label}: the refund where the chain is`).toBe(chainSays);
         expect(rctx.tx_hash, `${label}: transfer`).toBe(chainSays === 'REQUIRES_SIGNATURE' ? null : refundTx);
-        expect(refundStoryProblems(await storyOf(b.db, c.refund), rf.state, rctx.tx_hash), `${label}: facts`).toEqual([]);
+        expect(refundStoryProblems(await storyOf(m.b.db, c.refund), rf.state, rctx.tx_hash), `${label}: facts`).toEqual([]);
         const ir = await row(c.intent);
         const ictx = ir.snapshot.context as unknown as PaymentIntentContext;
         const done = rf.state === 'CONFIRMED';
@@ -165,23 +126,21 @@ describe('a confirmed refund reorged out, its signals and outcomes in any order 
         return rf.state;
       };
 
-      for (const e of signals) await host.apply({ kind: 'refund', id: first.refund }, e.event);
-      for (const e of await outcomesOf(first.refund)) await host.apply({ kind: 'payment_intent', id: first.intent }, e);
+      for (const e of signals) await m.host.apply({ kind: 'refund', id: first.refund }, e.event);
+      for (const e of await outcomesOf(first.refund)) await m.host.apply({ kind: 'payment_intent', id: first.intent }, e);
       const inOrder = await check(first, 'in order');
 
       for (const [k, seed] of seeds.entries()) {
         const c = await copy(`sor_${run}_p${k}`, w, intentSignals, reference, payRef);
-        for (const e of shuffledWithDups(signals, seed)) await host.apply({ kind: 'refund', id: c.refund }, e.event);
-        for (const e of shuffledWithDups(await outcomesOf(c.refund), seed + 7)) await host.apply({ kind: 'payment_intent', id: c.intent }, e);
+        for (const e of shuffledWithDups(signals, seed)) await m.host.apply({ kind: 'refund', id: c.refund }, e.event);
+        for (const e of shuffledWithDups(await outcomesOf(c.refund), seed + 7)) await m.host.apply({ kind: 'payment_intent', id: c.intent }, e);
         expect(await check(c, `copy ${k} (seed ${seed})`)).toBe(inOrder);
       }
     } finally {
-      await indexer.stop();
-      await devnet.close();
+      await close();
     }
   }
 
-  const seedsArb = fc.array(fc.integer(), { minLength: PERMUTATIONS, maxLength: PERMUTATIONS });
   it('every delivery of a refund taken back by deep reorgs ends where the chain is', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 8, max: 16 }), fc.array(cmd, { minLength: 2, maxLength: 10 }), fc.integer({ min: 0, max: 14 }), seedsArb, scenario),
