@@ -156,7 +156,14 @@ export async function startServices(config: Config): Promise<Services> {
 
     let chain: ChainIndexers | undefined;
     if (roles.has('indexer')) {
-      const indexers = startChainIndexers({ db, bus, rpcUrls: { test: testRpc, live: liveRpc }, onError: (err) => log(`indexer: ${err instanceof Error ? err.message : String(err)}`) });
+      const indexers = startChainIndexers({
+        db,
+        bus,
+        rpcUrls: { test: testRpc, live: liveRpc },
+        onError: (err) => log(`indexer: ${err instanceof Error ? err.message : String(err)}`),
+        // ADR 0033: intents an older indexer left waiting for a transfer the chain has.
+        onReconciled: (network, ids) => log(`indexer: reconciled ${ids.length} ${network} intent(s) with the chain: ${ids.join(', ')}`),
+      });
       stops.push(() => indexers.stop());
       chain = indexers;
     }

@@ -67,6 +67,8 @@ export interface PaymentIntentContext {
   chain_mark?: ChainMark | null;
   /** The newest depth report for an inclusion not yet heard of (machine version 2). */
   chain_depth?: DepthNote | null;
+  /** Per refund, the newest outcome number applied (machine version 3; ADR 0033): older outcomes are dropped. */
+  refund_marks?: Record<string, number>;
 }
 
 /** The machine input is the validated create event itself. */

@@ -71,7 +71,17 @@ export const chainReorged = z.object({ type: z.literal('chain.reorged'), ...base
 
 export const timerExpired = z.object({ type: z.literal('timer.expired'), ...base, timer: nonEmpty, generation: z.number().int() });
 
-export const refundConfirmed = z.object({ type: z.literal('refund.confirmed'), ...base, refund_id: nonEmpty, amount: positiveNanm });
+/**
+ * A refund's outcomes carry the refund actor's count `seq` (ADR 0033): two consumers may
+ * deliver a confirmation and the reversal after it in either order, and the newest wins.
+ * Refunds older than numbering send none; theirs was their first and only one (`seq` 1).
+ */
+const outcomeSeq = { seq: z.number().int().positive().optional() };
+
+export const refundConfirmed = z.object({ type: z.literal('refund.confirmed'), ...base, refund_id: nonEmpty, amount: positiveNanm, ...outcomeSeq });
+
+/** The chain took a confirmed refund's transfer back: un-counted, it holds its part of the cap again. */
+export const refundReverted = z.object({ type: z.literal('refund.reverted'), ...base, refund_id: nonEmpty, amount: positiveNanm, seq: z.number().int().positive() });
 
 /**
  * A refund asks for part of the cap. Accepted only while the remainder covers it; the intent
@@ -87,7 +97,7 @@ export const refundReserve = z.object({
 });
 
 /** A refund that FAILED or was CANCELED gives its amount back to the remainder. */
-export const refundReleased = z.object({ type: z.literal('refund.released'), ...base, refund_id: nonEmpty, amount: positiveNanm });
+export const refundReleased = z.object({ type: z.literal('refund.released'), ...base, refund_id: nonEmpty, amount: positiveNanm, ...outcomeSeq });
 
 export const paymentIntentEvents = z.discriminatedUnion('type', [
   refundReserve,
@@ -101,6 +111,7 @@ export const paymentIntentEvents = z.discriminatedUnion('type', [
   chainReorged,
   timerExpired,
   refundConfirmed,
+  refundReverted,
 ]);
 
 export type IntentCreateEvent = z.infer<typeof intentCreate>;
@@ -112,6 +123,7 @@ export type ChainBlockEvent = z.infer<typeof chainBlock>;
 export type ChainReorgedEvent = z.infer<typeof chainReorged>;
 export type TimerExpiredEvent = z.infer<typeof timerExpired>;
 export type RefundConfirmedEvent = z.infer<typeof refundConfirmed>;
+export type RefundOutcomeEvent = z.infer<typeof refundConfirmed> | z.infer<typeof refundReverted> | z.infer<typeof refundReleased>;
 export type RefundReserveEvent = z.infer<typeof refundReserve>;
 export type PaymentIntentEvent = z.infer<typeof paymentIntentEvents>;
 export type Quote = z.infer<typeof quoteSchema>;

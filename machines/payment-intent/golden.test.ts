@@ -14,6 +14,9 @@ import underpaid from '../../test/fixtures/snapshots/payment_intent/1/underpaid.
 import awaitingV2 from '../../test/fixtures/snapshots/payment_intent/2/awaiting_payment.json' with { type: 'json' };
 import confirmingV2 from '../../test/fixtures/snapshots/payment_intent/2/confirming.json' with { type: 'json' };
 import paidV2 from '../../test/fixtures/snapshots/payment_intent/2/paid.json' with { type: 'json' };
+import paidV3 from '../../test/fixtures/snapshots/payment_intent/3/paid.json' with { type: 'json' };
+import partiallyRefundedV3 from '../../test/fixtures/snapshots/payment_intent/3/partially_refunded.json' with { type: 'json' };
+import refundedV3 from '../../test/fixtures/snapshots/payment_intent/3/refunded.json' with { type: 'json' };
 import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
 
@@ -38,7 +41,7 @@ const golden: Array<[string, unknown, string, PaymentIntentEvent, string]> = [
 ];
 
 describe('golden snapshots, payment_intent v1', () => {
-  it('the current version is 2; v1 snapshots (no chain positions) are still hosted', () => expect(def.version).toBe(2));
+  it('the current version is 3; v1 snapshots (no chain positions) are still hosted', () => expect(def.version).toBe(3));
 
   it.each(golden)('%s restores as %s and still steps', (_file, json, status, event, next) => {
     const snap = json as PersistedSnapshot;
@@ -68,6 +71,29 @@ describe('golden snapshots, payment_intent v2', () => {
     ['awaiting_payment.json', awaitingV2, 'AWAITING_PAYMENT', pos(seen(T), 13), 'PAYMENT_DETECTED'],
   ];
   it.each(v2)('%s restores as %s and still steps', (name, json, status, event, next) => {
+    const snap = json as PersistedSnapshot;
+    expect(def.status(restore(def, snap))).toBe(status);
+    const res = step(def, snap, event);
+    expect(res.accepted).toBe(!name.endsWith('(stale)'));
+    expect(res.status).toBe(next);
+  });
+});
+
+/**
+ * Version 3 (ADR 0033) adds `refund_marks`: per refund, the newest numbered outcome applied.
+ * paid.json holds re_a reverted (outcome 2) and re_b; refunded.json re_a re-confirmed (3).
+ */
+describe('golden snapshots, payment_intent v3', () => {
+  const HALF = '490000000';
+  const outcome = (type: string, refundId: string, seq: number) => ({ type, id: `${type}:${refundId}:${seq}:g`, at: T, refund_id: refundId, amount: HALF, seq }) as PaymentIntentEvent;
+  const v3: Array<[string, unknown, string, PaymentIntentEvent, string]> = [
+    ['paid.json', paidV3, 'PAID', outcome('refund.confirmed', 're_a', 3), 'PARTIALLY_REFUNDED'],
+    ['paid.json (stale)', paidV3, 'PAID', outcome('refund.confirmed', 're_a', 1), 'PAID'],
+    ['partially_refunded.json', partiallyRefundedV3, 'PARTIALLY_REFUNDED', outcome('refund.reverted', 're_a', 2), 'PAID'],
+    ['refunded.json', refundedV3, 'REFUNDED', outcome('refund.released', 're_a', 4), 'PARTIALLY_REFUNDED'],
+    ['refunded.json (stale)', refundedV3, 'REFUNDED', outcome('refund.reverted', 're_a', 2), 'REFUNDED'],
+  ];
+  it.each(v3)('%s restores as %s and still steps', (name, json, status, event, next) => {
     const snap = json as PersistedSnapshot;
     expect(def.status(restore(def, snap))).toBe(status);
     const res = step(def, snap, event);

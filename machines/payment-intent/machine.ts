@@ -29,9 +29,18 @@ const createRefund = {
     return { kind: 'refund', actorId: event.refund_id, event: event.refund_create };
   },
 };
+/** A newer outcome of a refund already on record (counted or held) puts it where it says (ADR 0033). */
+const refundRecorded = { guard: or(['countedOutcome', 'heldOutcome']), actions: ['recordRefund' as const] };
+/**
+ * A counted refund reverted (its transfer reorged out) or released (then FAILED or CANCELED)
+ * is un-counted, and a settled payment takes the status its remaining refunds give (PAID's
+ * eventless moves, ADR 0033).
+ */
+const uncount = [{ guard: 'countedOutcome' as const, target: 'PAID', actions: ['recordRefund' as const] }, refundRecorded];
 const refundHolds = {
   'refund.reserve': { guard: 'reserveFits' as const, actions: ['holdRefund' as const, createRefund] },
-  'refund.released': { guard: 'holdExists' as const, actions: ['releaseRefund' as const] },
+  'refund.released': uncount,
+  'refund.reverted': uncount,
 };
 /**
  * Outside PAID and PARTIALLY_REFUNDED (a reorg reopened the payment, or it is REFUNDED) a
@@ -39,8 +48,9 @@ const refundHolds = {
  * the chain (or its hold is over) whatever the payment's state (ADR 0023).
  */
 const refundOutcomes = {
-  'refund.confirmed': { guard: 'refundNews' as const, actions: ['recordRefund' as const] },
-  'refund.released': refundHolds['refund.released'],
+  'refund.confirmed': refundRecorded,
+  'refund.released': refundRecorded,
+  'refund.reverted': refundRecorded,
 };
 
 export const paymentIntentMachine = pi.createMachine({
@@ -101,10 +111,10 @@ export const paymentIntentMachine = pi.createMachine({
         { guard: 'refundsCoverCap', target: 'REFUNDED' },
         { guard: 'refundsRecorded', target: 'PARTIALLY_REFUNDED' },
       ],
-      on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds },
+      on: { ...settledChain, 'refund.confirmed': [...refunds, refundRecorded], ...refundHolds },
     },
-    PARTIALLY_REFUNDED: { on: { ...settledChain, 'refund.confirmed': refunds, ...refundHolds } },
-    REFUNDED: { on: { ...settledChain, ...refundOutcomes } },
+    PARTIALLY_REFUNDED: { on: { ...settledChain, 'refund.confirmed': [...refunds, refundRecorded], ...refundHolds } },
+    REFUNDED: { on: { ...settledChain, ...refundOutcomes, 'refund.released': uncount, 'refund.reverted': uncount } },
     EXPIRED: {
       // Late payments: a transfer signed before expiry may still arrive within the window.
       on: {

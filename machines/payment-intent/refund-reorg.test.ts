@@ -3,7 +3,7 @@ import { create, step, type StepResult } from '../kit/step.ts';
 import { refunded } from './rules.ts';
 import { paymentIntentDefinition as def } from './definition.ts';
 import type { PaymentIntentEvent } from './events.ts';
-import { block, ctxOf, included, MERCHANT, MIN, pathTo, refund, reorged, seen, T0, timer } from '../../test/fixtures/payment-intent.ts';
+import { block, ctxOf, included, MERCHANT, MIN, pathTo, refund, reorged, reserve, seen, T0, timer } from '../../test/fixtures/payment-intent.ts';
 
 /**
  * A refund's outcome reaches its intent once (the refund actor's `refund.confirmed` /
@@ -14,14 +14,6 @@ import { block, ctxOf, included, MERCHANT, MIN, pathTo, refund, reorged, seen, T
  * (DESIGN §4: PAID / PARTIALLY_REFUNDED / REFUNDED by sum = cap). ADR 0023.
  */
 const T = T0 + 60 * MIN;
-const reserve = (refundId: string, amount: string): PaymentIntentEvent => ({
-  type: 'refund.reserve',
-  id: `reserve:${refundId}`,
-  at: T,
-  refund_id: refundId,
-  amount,
-  refund_create: { type: 'refund.create', id: `create:${refundId}`, at: T },
-});
 const released = (refundId: string, amount: string): PaymentIntentEvent => ({ type: 'refund.released', id: `rel:${refundId}`, at: T, refund_id: refundId, amount });
 
 function run(events: PaymentIntentEvent[]): StepResult {

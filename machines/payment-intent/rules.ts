@@ -1,6 +1,7 @@
 import { depthAhead, depthApplies, inclusionOf, newerStatus, noteDepth, notedHead, noteStatus, staleStatus } from '../chain/signal-order.ts';
 import type { PaymentIntentContext } from './context.ts';
 import type { PaymentIntentEvent, TxLegsEvent } from './events.ts';
+import { heldOutcome, staleOutcome } from './refund-ledger.ts';
 
 /**
  * Domain rules of a payment intent as pure functions of (context, event). The machine's
@@ -219,12 +220,12 @@ export function reserveFits(ctx: PaymentIntentContext, e: PaymentIntentEvent): b
 }
 
 export function holdExists(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
-  return e.type === 'refund.released' && (ctx.refund_holds ?? []).some((r) => r.refund_id === e.refund_id);
+  return e.type === 'refund.released' && heldOutcome(ctx, e);
 }
 
-/** Invariant refunded <= cap; a refund id counts once. */
+/** Invariant refunded <= cap; a refund id counts once; an outcome older than one applied is dropped (ADR 0033). */
 export function refundWithinCap(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
-  if (e.type !== 'refund.confirmed' || ctx.refunds.some((r) => r.refund_id === e.refund_id)) return false;
+  if (e.type !== 'refund.confirmed' || ctx.refunds.some((r) => r.refund_id === e.refund_id) || staleOutcome(ctx, e)) return false;
   const amount = BigInt(e.amount);
   return amount > 0n && refunded(ctx) + amount <= refundCap(ctx);
 }
@@ -242,7 +243,7 @@ export function refundCompletes(ctx: PaymentIntentContext, e: PaymentIntentEvent
 export function refundNews(ctx: PaymentIntentContext, e: PaymentIntentEvent): boolean {
   return (
     e.type === 'refund.confirmed' &&
-    (ctx.refund_holds ?? []).some((h) => h.refund_id === e.refund_id) &&
+    heldOutcome(ctx, e) &&
     !ctx.refunds.some((r) => r.refund_id === e.refund_id)
   );
 }

@@ -8,6 +8,7 @@ import { noteStatus } from '../chain/signal-order.ts';
 import type { PaymentIntentContext, PaymentIntentInput } from './context.ts';
 import type { PaymentIntentEvent } from './events.ts';
 import * as rules from './rules.ts';
+import { applyOutcome, countedOutcome, heldOutcome } from './refund-ledger.ts';
 
 export const pi = setup({
   types: {
@@ -46,20 +47,12 @@ export const pi = setup({
     clearTx: assign({ tx: null, confirmations: 0, excess: '0', completed_at: null }),
     reopen: assign(({ context, event }) => ({ expires_at: rules.reopenedDeadline(context, event.at), expired_at: null })),
     markExpired: assign({ expired_at: ({ event }) => event.at }),
-    recordRefund: assign(({ context, event }) =>
-      event.type === 'refund.confirmed'
-        ? {
-            refunds: [...context.refunds, { refund_id: event.refund_id, amount: event.amount, at: event.at }],
-            refund_holds: (context.refund_holds ?? []).filter((h) => h.refund_id !== event.refund_id),
-          }
-        : {},
-    ),
+    /** A refund's outcome (confirmed, reverted, released) puts its record where the outcome says (refund-ledger.ts). */
+    recordRefund: assign(({ context, event }) => applyOutcome(context, event)),
     holdRefund: assign(({ context, event }) =>
       event.type === 'refund.reserve' ? { refund_holds: [...(context.refund_holds ?? []), { refund_id: event.refund_id, amount: event.amount, at: event.at }] } : {},
     ),
-    releaseRefund: assign(({ context, event }) =>
-      event.type === 'refund.released' ? { refund_holds: (context.refund_holds ?? []).filter((h) => h.refund_id !== event.refund_id) } : {},
-    ),
+
   },
   guards: {
     legsShort: ({ context, event }) => rules.legsShort(context, event),
@@ -78,6 +71,8 @@ export const pi = setup({
     reserveFits: ({ context, event }) => rules.reserveFits(context, event),
     holdExists: ({ context, event }) => rules.holdExists(context, event),
     refundNews: ({ context, event }) => rules.refundNews(context, event),
+    countedOutcome: ({ context, event }) => countedOutcome(context, event),
+    heldOutcome: ({ context, event }) => heldOutcome(context, event),
     refundsCoverCap: ({ context }) => rules.refundsCoverCap(context),
     refundsRecorded: ({ context }) => rules.refundsRecorded(context),
     staleSignal: ({ context, event }) => rules.staleSignal(context, event),

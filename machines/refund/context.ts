@@ -26,6 +26,14 @@ export interface RefundContext {
   inclusion_pos?: number | null;
   chain_mark?: ChainMark | null;
   chain_depth?: DepthNote | null;
+  /**
+   * Machine version 3 (ADR 0033): the hash of the block the transfer is known in (a newer
+   * inclusion in another block means this one left the chain), and how many outcomes
+   * (`refund.confirmed`, `refund.reverted`, `refund.released`) were sent to the intent: each
+   * carries its number, so the intent keeps the newest whatever the order they arrive in.
+   */
+  block_hash?: string | null;
+  outcomes_sent?: number;
 }
 
 export function initialRefundContext(e: RefundCreateEvent): RefundContext {
@@ -53,5 +61,7 @@ export function initialRefundContext(e: RefundCreateEvent): RefundContext {
     inclusion_pos: null,
     chain_mark: null,
     chain_depth: null,
+    block_hash: null,
+    outcomes_sent: 0,
   };
 }

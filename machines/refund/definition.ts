@@ -2,10 +2,14 @@ import type { DurableMachine } from '../kit/durable.ts';
 import { refundEvents } from './events.ts';
 import { refundMachine } from './machine.ts';
 
-/** How the runtime hosts refunds: actor kind `refund`, machine version 2 (positional chain signals, ADR 0016; version 1 snapshots restore as they are). */
+/**
+ * How the runtime hosts refunds: actor kind `refund`, machine version 3 (a confirmed refund
+ * follows a deep reorg back, numbered outcomes, ADR 0033; version 2 added positional chain
+ * signals, ADR 0016). Version 1 and 2 snapshots restore as they are.
+ */
 export const refundDefinition: DurableMachine<typeof refundMachine> = {
   kind: 'refund',
-  version: 2,
+  version: 3,
   machine: refundMachine,
   events: refundEvents,
   createEvent: 'refund.create',

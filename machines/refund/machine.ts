@@ -10,7 +10,8 @@ import { refundWebhookData, type RefundStatus } from './view.ts';
 /**
  * A refund is a new transfer the merchant signs from the payout address (spec rule 8):
  * REQUIRES_SIGNATURE → SUBMITTED → CONFIRMING → CONFIRMED, or FAILED / CANCELED.
- * The payment intent learns the outcome through `sendTo` effects.
+ * CONFIRMED is left only when the chain takes the transfer back (a reorg deeper than its
+ * confirmations, ADR 0033). The payment intent learns each outcome through `sendTo` effects.
  */
 type Ctx = RefundContext;
 type Args = { context: Ctx; event: RefundEvent };
@@ -19,14 +20,28 @@ const webhook = (type: string, status: RefundStatus) => ({
   type: 'emitWebhook' as const,
   params: ({ context, event }: Args) => ({ type, created: event.at, data: refundWebhookData(context, status) }),
 });
-const toIntent = (type: 'refund.confirmed' | 'refund.released') => ({
+/**
+ * Outcomes are numbered (`seq`, ADR 0033): two consumers may deliver a confirmation and the
+ * reversal that follows it in either order, and the intent keeps the newest. The count moves
+ * in the same step (`countOutcome`, listed right after).
+ */
+const toIntent = (type: 'refund.confirmed' | 'refund.reverted' | 'refund.released') => ({
   type: 'sendTo' as const,
-  params: ({ context, event }: Args) => ({
-    kind: 'payment_intent',
-    actorId: context.payment_intent,
-    event: { type, id: `${type}:${context.refund_id}`, at: event.at, refund_id: context.refund_id, amount: context.amount },
-  }),
+  params: ({ context, event }: Args) => {
+    const seq = rules.outcomesSent(context) + 1;
+    return {
+      kind: 'payment_intent',
+      actorId: context.payment_intent,
+      event: { type, id: `${type}:${context.refund_id}:${seq}`, at: event.at, refund_id: context.refund_id, amount: context.amount, seq },
+    };
+  },
 });
+/** The chain took a completed refund's transfer back: said to the merchant, then to the intent (ADR 0033). */
+const reorgedHook = (status: RefundStatus) => ({
+  type: 'emitWebhook' as const,
+  params: ({ context, event }: Args) => ({ type: 'refund.reorged', created: event.at, data: refundWebhookData(context, status) }),
+});
+const reverse = (status: RefundStatus) => [reorgedHook(status), toIntent('refund.reverted'), 'countOutcome' as const, 'reopen' as const];
 const unsignedTimer = {
   type: 'scheduleTimer' as const,
   params: ({ event }: Args) => ({ name: 'unsigned', at: event.at + UNSIGNED_TTL_MS, event: 'timer.expired' }),
@@ -44,6 +59,7 @@ const rf = setup({
       return {
         tx_hash: event.tx_hash,
         block_height: event.block_height,
+        block_hash: event.block_hash,
         confirmations: rules.inclusionDepth(context, event),
         inclusion_pos: event.pos ?? null,
         chain_mark: noteStatus(context.chain_mark, event),
@@ -60,9 +76,11 @@ const rf = setup({
     trackDepth: assign(({ context, event }) =>
       event.type === 'chain.block' && context.block_height !== null ? { confirmations: rules.confirmationsAt(context.block_height, event.head) } : {},
     ),
-    clearInclusion: assign({ block_height: null, confirmations: 0, inclusion_pos: null }),
-    clearTx: assign({ tx_hash: null, block_height: null, confirmations: 0, inclusion_pos: null }),
+    clearInclusion: assign({ block_height: null, block_hash: null, confirmations: 0, inclusion_pos: null }),
+    clearTx: assign({ tx_hash: null, block_height: null, block_hash: null, confirmations: 0, inclusion_pos: null }),
     complete: assign({ completed_at: ({ event }) => event.at }),
+    reopen: assign({ completed_at: null }),
+    countOutcome: assign({ outcomes_sent: ({ context }) => rules.outcomesSent(context) + 1 }),
     noteFailure: assign({ failure: ({ event }) => (event.type === 'chain.tx.included' ? 'receipt_failed' : event.type === 'timer.expired' ? 'unsigned_expired' : 'canceled') }),
   },
   guards: {
@@ -79,11 +97,13 @@ const rf = setup({
     depthAdvances: ({ context, event }) => rules.depthAdvances(context, event),
     backInMempool: ({ context, event }) => rules.backInMempool(context, event),
     droppedNews: ({ context, event }) => rules.droppedNews(context, event),
+    movedInclusion: ({ context, event }) => rules.movedInclusion(context, event),
   },
 });
 
-const confirmed = ['recordTx', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] as const;
-const failed = ['recordTx', 'noteFailure', toIntent('refund.released')] as const;
+const confirmed = ['recordTx', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed'), 'countOutcome'] as const;
+const failed = ['recordTx', 'noteFailure', toIntent('refund.released'), 'countOutcome'] as const;
+const released = ['noteFailure', toIntent('refund.released'), 'countOutcome'] as const;
 // A transfer carrying the refund reference and paying the whole amount to the customer.
 const inclusion = [
   { guard: 'staleSignal' as const },
@@ -110,8 +130,8 @@ export const refundMachine = rf.createMachine({
         'chain.reorged': noteNews,
         'chain.tx.dropped': noteNews,
         'chain.block': keepDepth,
-        'refund.cancel': { target: 'CANCELED', actions: ['noteFailure', toIntent('refund.released')] },
-        'timer.expired': { guard: 'unsignedDue', target: 'CANCELED', actions: ['noteFailure', toIntent('refund.released')] },
+        'refund.cancel': { target: 'CANCELED', actions: [...released] },
+        'timer.expired': { guard: 'unsignedDue', target: 'CANCELED', actions: [...released] },
       },
     },
     SUBMITTED: {
@@ -133,7 +153,7 @@ export const refundMachine = rf.createMachine({
           { guard: 'sameTx', actions: ['recordTx'] },
         ],
         'chain.block': [
-          { guard: 'depthReached', target: 'CONFIRMED', actions: ['trackDepth', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed')] },
+          { guard: 'depthReached', target: 'CONFIRMED', actions: ['trackDepth', 'complete', webhook('refund.completed', 'CONFIRMED'), toIntent('refund.confirmed'), 'countOutcome'] },
           { guard: 'depthAdvances', actions: ['trackDepth'] },
           keepDepth,
         ],
@@ -144,7 +164,31 @@ export const refundMachine = rf.createMachine({
         'chain.tx.dropped': [{ guard: 'droppedNews', target: 'REQUIRES_SIGNATURE', actions: ['clearTx', 'noteChain', unsignedTimer] }, noteNews],
       },
     },
-    CONFIRMED: {},
+    /**
+     * Final unless the chain takes the transfer back (ADR 0033): positional news that its block
+     * left the chain (reorged, back in the mempool, dropped, or included in another block)
+     * moves the refund where the in-order run would be, and the intent un-counts it.
+     */
+    CONFIRMED: {
+      on: {
+        'chain.reorged': [{ guard: 'staleSignal' }, { guard: 'newsOfOurTx', target: 'SUBMITTED', actions: [...reverse('SUBMITTED'), 'clearInclusion', 'noteChain'] }],
+        'chain.tx.seen': [{ guard: 'staleSignal' }, { guard: 'backInMempool', target: 'SUBMITTED', actions: [...reverse('SUBMITTED'), 'clearInclusion', 'noteChain'] }],
+        'chain.tx.dropped': [
+          { guard: 'staleSignal' },
+          { guard: 'droppedNews', target: 'REQUIRES_SIGNATURE', actions: [...reverse('REQUIRES_SIGNATURE'), 'clearTx', 'noteChain', unsignedTimer] },
+        ],
+        'chain.tx.included': [
+          { guard: or(['staleSignal', 'knownInclusion']) },
+          { guard: and(['movedInclusion', 'receiptFailed']), target: 'FAILED', actions: [...reverse('SUBMITTED'), ...failed] },
+          { guard: and(['movedInclusion', 'depthReached']), target: 'CONFIRMED', actions: [...reverse('SUBMITTED'), ...confirmed] },
+          { guard: 'movedInclusion', target: 'CONFIRMING', actions: [...reverse('SUBMITTED'), 'recordTx'] },
+          // The same block applied again at a newer position: only its position is news.
+          { guard: 'newsOfOurTx', actions: ['recordTx'] },
+        ],
+        // A depth report for a later inclusion may overtake the reorg that precedes it.
+        'chain.block': keepDepth,
+      },
+    },
     FAILED: {},
     CANCELED: {},
   },

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { create, step, type PersistedSnapshot } from '../kit/step.ts';
-import { REFUND_T, refundCreate, refundLegs } from '../../test/fixtures/refund.ts';
+import { chainSignals, type ChainStep, refundCreate, transferHistory } from '../../test/fixtures/refund.ts';
 import { refundDefinition as def } from './definition.ts';
 
 /**
@@ -9,16 +9,9 @@ import { refundDefinition as def } from './definition.ts';
  * position `pos`, so any delivery order (with redeliveries) must end where the indexer's
  * order ends.
  */
-const T = REFUND_T;
 const REQUIRED = 3;
 const createEv = { ...refundCreate, required_confirmations: REQUIRED };
-const legs = refundLegs;
-const seen = (pos: number) => ({ type: 'chain.tx.seen', id: `s${pos}`, at: T + pos, ...legs, pos });
-const included = (pos: number, height: number, head: number) =>
-  ({ type: 'chain.tx.included', id: `i${pos}`, at: T + pos, ...legs, block_height: height, block_hash: `b${height}@${pos}`, receipt: 'success', head, pos });
-const depth = (pos: number, inclusion: number, head: number) => ({ type: 'chain.block', id: `b${pos}`, at: T + pos, head, pos, inclusion });
-const reorged = (pos: number, head: number) => ({ type: 'chain.reorged', id: `r${pos}`, at: T + pos, tx_hash: 'tx1', head, pos });
-const dropped = (pos: number) => ({ type: 'chain.tx.dropped', id: `d${pos}`, at: T + pos, tx_hash: 'tx1', pos });
+const { seen, included, depth, reorged, dropped } = chainSignals;
 
 function run(events: readonly unknown[]) {
   let snap: PersistedSnapshot = create(def, def.events.parse(createEv)).snapshot;
@@ -66,38 +59,7 @@ describe('refund, chain signals in any order', () => {
   });
 
   /** A chain history of the refund transfer, as the indexer emits it (positions increase). */
-  const historyArb = fc.array(fc.constantFrom('seen', 'include', 'depth', 'reorg', 'drop'), { maxLength: 14 }).map((cmds) => {
-    const out: unknown[] = [];
-    let pos = 0;
-    let head = 10;
-    let where: 'none' | 'mempool' | 'block' | 'gone' = 'none';
-    let height = 0;
-    let inclusion = 0;
-    for (const c of cmds) {
-      if (where === 'block' && head - height + 1 >= REQUIRED) break; // confirmed: reorgs that deep are not modelled
-      if (c === 'seen' && (where === 'none' || where === 'gone')) {
-        out.push(seen(++pos));
-        where = 'mempool';
-      } else if (c === 'include' && (where === 'none' || where === 'mempool')) {
-        head += 1;
-        height = head;
-        inclusion = ++pos;
-        out.push(included(inclusion, height, head));
-        where = 'block';
-      } else if (c === 'depth' && where === 'block') {
-        head += 1;
-        out.push(depth(++pos, inclusion, head));
-      } else if (c === 'reorg' && where === 'block') {
-        out.push(reorged(++pos, head));
-        out.push(seen(++pos)); // back in the mempool
-        where = 'mempool';
-      } else if (c === 'drop' && where === 'mempool') {
-        out.push(dropped(++pos));
-        where = 'gone';
-      }
-    }
-    return out;
-  });
+  const historyArb = fc.array(fc.constantFrom<ChainStep>('seen', 'include', 'depth', 'reorg', 'drop'), { maxLength: 14 }).map((steps) => transferHistory(steps, REQUIRED));
 
   it('every permutation with redeliveries ends where in-order delivery ends (property)', () => {
     fc.assert(

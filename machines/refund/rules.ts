@@ -86,3 +86,21 @@ export function receiptFailed(e: RefundEvent): boolean {
 export function unsignedDue(ctx: RefundContext, e: RefundEvent): boolean {
   return e.type === 'timer.expired' && e.timer === 'unsigned';
 }
+
+/**
+ * Outcomes already sent to the intent. Version 2 snapshots do not count them: a refund that
+ * completed then had sent exactly one (`refund.confirmed`), any other live refund none.
+ */
+export function outcomesSent(ctx: RefundContext): number {
+  return ctx.outcomes_sent ?? (ctx.completed_at !== null ? 1 : 0);
+}
+
+/**
+ * A newer inclusion of the confirmed transfer in another block: the block it confirmed in
+ * left the chain (ADR 0033). The same block applied again at a newer position (an indexer
+ * restart) is not a move; version 2 snapshots know only the height.
+ */
+export function movedInclusion(ctx: RefundContext, e: RefundEvent): boolean {
+  if (e.type !== 'chain.tx.included' || ctx.tx_hash !== e.tx_hash || !newsOfOurTx(ctx, e)) return false;
+  return ctx.block_hash != null ? e.block_hash !== ctx.block_hash : e.block_height !== ctx.block_height;
+}

@@ -36,7 +36,7 @@ export function refundResource(ctx: RefundContext, status: RefundStatus) {
   };
 }
 
-/** Data of `refund.created` and `refund.completed` webhooks (documented in docs/webhooks.md). */
+/** Data of `refund.created`, `refund.completed` and `refund.reorged` webhooks (documented in docs/webhooks.md). */
 export function refundWebhookData(ctx: RefundContext, status: RefundStatus) {
   return {
     id: ctx.refund_id,
@@ -46,6 +46,9 @@ export function refundWebhookData(ctx: RefundContext, status: RefundStatus) {
     amount_formatted: formatAnm(BigInt(ctx.amount)),
     reason: ctx.reason,
     transaction_hash: ctx.tx_hash,
+    // The block makes each completion its own fact: a transfer re-mined after a reorg completes anew (ADR 0033).
+    block_height: ctx.block_height,
+    block_hash: ctx.block_hash ?? null,
     mode: ctx.mode,
     metadata: ctx.metadata,
   };

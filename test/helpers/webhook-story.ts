@@ -42,14 +42,14 @@ export async function storyOf(db: Pick<Db, 'query'>, actorId: string): Promise<S
  * whose block left the chain sends `payment.reorged`, then the facts of the fresh match, in one
  * step, as the in-order run would in two; ADR 0016. Those may come only before the step's last.)
  */
-function stepProblems(s: Story): string[] {
+function stepProblems(s: Story, quiet: Record<string, string[]> = {}): string[] {
   const problems: string[] = [];
   const bySeq = new Map<number, Fact[]>();
   for (const f of s.facts) bySeq.set(f.seq, [...(bySeq.get(f.seq) ?? []), f]);
   for (const [seq, facts] of bySeq) {
     const state = s.states.get(seq);
     if (state === undefined) problems.push(`facts ${facts.map((f) => f.type).join(',')} from step ${seq}, which the journal does not have`);
-    else if (facts.at(-1)!.status !== state) problems.push(`step ${seq} ended ${state} but its last fact ${facts.at(-1)!.type} says ${facts.at(-1)!.status}`);
+    else if (facts.at(-1)!.status !== state && !quiet[state]?.includes(facts.at(-1)!.status ?? '')) problems.push(`step ${seq} ended ${state} but its last fact ${facts.at(-1)!.type} says ${facts.at(-1)!.status}`);
     for (const f of facts.slice(1)) if (f.type === 'payment.reorged') problems.push(`step ${seq}: payment.reorged after another fact of the same step`);
   }
   return problems;
@@ -62,8 +62,10 @@ const SETTLED = new Set(['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED']);
  * The last fact may say the state before such a move.
  */
 const SILENT_MOVES: Record<string, string[]> = {
-  PARTIALLY_REFUNDED: ['PAID'],
-  REFUNDED: ['PAID'],
+  // A refund counted, or one un-counted because a deep reorg took its transfer back (ADR 0033).
+  PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+  PARTIALLY_REFUNDED: ['PAID', 'REFUNDED'],
+  REFUNDED: ['PAID', 'PARTIALLY_REFUNDED'],
   AWAITING_PAYMENT: ['PAYMENT_DETECTED', 'CONFIRMING', 'OVERPAID', 'UNDERPAID'],
 };
 
@@ -92,17 +94,22 @@ export function intentStoryProblems(s: Story, finalState: string, tx: string): s
 }
 
 /**
- * A refund's facts against its final state: `refund.created` first; `refund.completed` once,
- * last, exactly when the refund ended CONFIRMED, naming the transfer it completed with.
+ * A refund's facts against its final state: `refund.created` first; `refund.completed` and
+ * `refund.reorged` (a deep reorg took a completed transfer back, ADR 0033) alternate, starting
+ * with a completion, and the last is a completion exactly when the refund ended CONFIRMED,
+ * naming the transfer it completed with. A step that reverses a completion may move on
+ * quietly (to CONFIRMING or FAILED, which send no fact) after its `refund.reorged`.
  */
 export function refundStoryProblems(s: Story, finalState: string, tx: string | null): string[] {
-  const problems = stepProblems(s);
+  const problems = stepProblems(s, { CONFIRMING: ['SUBMITTED'], FAILED: ['SUBMITTED'] });
   const types = s.facts.map((f) => f.type);
   if (types[0] !== 'refund.created') problems.push(`first fact ${types[0]}`);
-  const completed = s.facts.filter((f) => f.type === 'refund.completed');
-  if (finalState === 'CONFIRMED') {
-    if (completed.length !== 1 || types.at(-1) !== 'refund.completed') problems.push(`CONFIRMED with facts ${types.join(',')}`);
-    else if (completed[0]!.tx !== tx) problems.push(`refund.completed names ${completed[0]!.tx}, the chain has ${tx}`);
-  } else if (completed.length > 0) problems.push(`${finalState} but refund.completed was sent`);
-  return problems;
+  const books = s.facts.filter((f) => f.type === 'refund.completed' || f.type === 'refund.reorged');
+  books.forEach((f, k) => {
+    if (f.type !== (k % 2 === 0 ? 'refund.completed' : 'refund.reorged')) problems.push(`completion facts do not alternate: ${books.map((b) => b.type).join(',')}`);
+  });
+  const last = books.at(-1);
+  if ((last?.type === 'refund.completed') !== (finalState === 'CONFIRMED')) problems.push(`${finalState} after completion facts ${books.map((b) => b.type).join(',') || '(none)'}`);
+  else if (finalState === 'CONFIRMED' && last!.tx !== tx) problems.push(`refund.completed names ${last!.tx}, the chain has ${tx}`);
+  return [...new Set(problems)];
 }

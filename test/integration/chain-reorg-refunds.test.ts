@@ -18,8 +18,8 @@ import { intentStoryProblems, refundStoryProblems, storyOf } from '../helpers/we
  * random number of blocks (CONFIRMING or already CONFIRMED), then reverts the blocks under it
  * while one or both processes are stopped (SIGSTOP) for random spans at random moments around
  * the reorg, as long GC pauses or a slow disk would; the devnet mines the transfer again at the
- * same height, at a lower one, or drops it (only while the refund is not CONFIRMED yet:
- * a completed refund is final, see below); then a random number of blocks follow.
+ * same height, at a lower one, or drops it, CONFIRMED or not (a reorg deeper than a completed
+ * refund's confirmations takes it back, ADR 0033); then a random number of blocks follow.
  *
  * At the end every refund must be where the devnet is: CONFIRMED iff its transfer is canonical
  * with 12 confirmations, CONFIRMING with the chain's depth while shallower, REQUIRES_SIGNATURE
@@ -28,10 +28,9 @@ import { intentStoryProblems, refundStoryProblems, storyOf } from '../helpers/we
  * REFUNDED by the sum), and the facts of intents and refunds must tell that story
  * (test/helpers/webhook-story.ts).
  *
- * Why no drop under a CONFIRMED refund: `refund.completed` is final (DESIGN §4 "Refunds"; the
- * spec has no webhook that takes a refund back), so a transfer dropped after 12 confirmations
- * leaves the refund CONFIRMED, out of step with the chain. Same-height and lower re-mining of a
- * confirmed transfer are run: the chain keeps it canonical and deep, as the refund says.
+ * A confirmed refund whose transfer is dropped goes back to REQUIRES_SIGNATURE, the intent
+ * un-counts it and holds its amount again, and the merchant gets `refund.reorged` after its
+ * `refund.completed` (ADR 0033).
  *
  * CHAIN_REFUND_REORGS sets the rounds (8 by default); CHAIN_REFUND_SEED replays a run.
  */
@@ -103,7 +102,7 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
         await waitFor(async () => (await state(refund)) === (confirmed ? 'CONFIRMED' : 'CONFIRMING') || undefined, 30_000, `${refund} ${confirmed ? 'CONFIRMED' : 'CONFIRMING'}`);
 
         // The attack: revert the blocks under the transfer while one or both processes are stopped, at random moments.
-        const mode = confirmed ? rand(0, 1) : rand(0, 2); // 0: same height; 1: a lower height; 2: dropped
+        const mode = rand(0, 2); // 0: same height; 1: a lower height; 2: dropped
         const head = await rpc.blockNumber();
         const height = (await rpc.getTransactionReceipt(tx))!.block_height;
         const depth = head - height + 1 + (mode === 1 ? 2 : 0);

@@ -20,8 +20,8 @@ import { recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
 describe('a transfer reorged off the chain and out of the mempool is reported dropped (PGlite)', () => {
   const chain = useEmbeddedChain();
 
-  /** A refund actor whose transfer from a funded merchant is included in a block, 3 deep. */
-  async function includedRefund(indexer: ChainIndexer): Promise<{ id: string; tx: string }> {
+  /** A refund actor whose transfer from a funded merchant is sent (pending). */
+  async function sentRefund(): Promise<{ id: string; tx: string }> {
     const merchant = generateWallet('test');
     const customer = generateWallet('test');
     await chain.rpc.faucet(merchant.address, 10_000_000_000n);
@@ -32,10 +32,15 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
       { type: 'refund.create', id: `c:${id}`, at: Date.now(), refund_id: id, payment_intent: 'pay_x', merchant_id: 'm', mode: 'test', amount: '5000', chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, reference },
     );
     const unsigned = buildRefundTx({ chain_id: NETWORKS.test.chainId, from: merchant.address, to: customer.address, amount: 5000n, reference }, { chainId: NETWORKS.test.chainId, publicKey: merchant.publicKey, nonce: 0n });
-    const tx = await chain.rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey)));
+    return { id, tx: await chain.rpc.sendRawTransaction(encodeSignedTx(sign(unsigned, merchant.secretKey))) };
+  }
+
+  /** A refund actor whose transfer is included in a block, 3 deep. */
+  async function includedRefund(indexer: ChainIndexer): Promise<{ id: string; tx: string }> {
+    const sent = await sentRefund();
     await chain.rpc.mine(3);
     await indexer.tick();
-    return { id, tx };
+    return sent;
   }
 
   const signals = (log: ActorEnvelope[], id: string, type: string) => log.filter((e) => e.target.id === id && e.event.type === type).map((e) => Number(e.event.pos));
@@ -83,5 +88,42 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
     expect(await watchRows(second.tx)).toEqual([]);
     expect(await deliver(log, second.id)).toBe('REQUIRES_SIGNATURE');
     await next.stop();
+  }, 120_000);
+
+  /**
+   * ADR 0033: the pending set lives in PostgreSQL. Holder `a` sees a refund transfer pending,
+   * then stops answering (its lease runs out, as a crash or a long pause would); the node evicts
+   * the transfer, never mined. Holder `b` must report the drop it never saw pending itself.
+   */
+  it('a transfer seen pending by one holder and dropped under the next is reported dropped by the next', async () => {
+    const log: ActorEnvelope[] = [];
+    const evicted = new Set<string>();
+    // The node as both holders see it: the devnet, but evicted transfers are gone from its mempool (never mined).
+    const rpc = Object.assign(Object.create(chain.rpc) as typeof chain.rpc, {
+      pendingTransactions: async () => (await chain.rpc.pendingTransactions()).filter((t) => !evicted.has(t.hash)),
+    });
+    const a = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'a3', startHeight: 0, leaseMs: 2_000 });
+    await chain.rpc.mine(1);
+    await a.tick();
+    const { id, tx } = await sentRefund();
+    await a.tick();
+    expect(signals(log, id, 'chain.tx.seen')).toHaveLength(1);
+    expect(await deliver(log, id)).toBe('SUBMITTED');
+
+    // `a` goes quiet without releasing its lease; the transfer is evicted; `b` takes over once the lease ran out.
+    evicted.add(tx);
+    await new Promise((r) => setTimeout(r, 2_200));
+    const b = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'b3', startHeight: 0 });
+    await b.tick();
+    expect(b.isLeader()).toBe(true);
+    const drops = signals(log, id, 'chain.tx.dropped');
+    expect(drops).toHaveLength(1);
+    expect(drops[0]).toBeGreaterThan(signals(log, id, 'chain.tx.seen')[0]!);
+    expect(await deliver(log, id)).toBe('REQUIRES_SIGNATURE');
+    // Said once: the row is gone with it.
+    await b.tick();
+    expect(signals(log, id, 'chain.tx.dropped')).toHaveLength(1);
+    expect((await chain.b.db.query(`SELECT 1 FROM chain_pending WHERE network = 'test' AND tx_hash = $1`, [tx])).rows).toEqual([]);
+    await b.stop();
   }, 120_000);
 });

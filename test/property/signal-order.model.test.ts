@@ -1,20 +1,14 @@
-import { machineRegistry } from '../../runtime/machines.ts';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NETWORKS } from '../../machines/chain/address.ts';
 import { paymentReference } from '../../machines/chain/reference.ts';
 import { encodeSignedTx } from '../../machines/chain/tx.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
-import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
-import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { buildPaymentTx } from '../../runtime/chain/payment-tx.ts';
-import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
-import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
-import { openEmbedded, type Backend } from '../helpers/backends.ts';
-import { recordingBus } from '../helpers/hand-indexer.ts';
+import { chainCmds, createModelIntent, finishChain, modelChain, useModelBackend, RUNS, seedsArb, type ChainCmd } from '../helpers/chain-model.ts';
 import { intentStoryProblems, storyOf } from '../helpers/webhook-story.ts';
 
 /**
@@ -41,13 +35,13 @@ import { intentStoryProblems, storyOf } from '../helpers/webhook-story.ts';
  * inclusion first never learns of a `payment.detected` or of a settlement the chain undid
  * meanwhile, and tells the merchant nothing about them.
  */
-type Cmd = { k: 'pay'; intent: number } | { k: 'mine'; n: number } | { k: 'tick' } | { k: 'reorg'; depth: number; onTx: boolean; drop: boolean };
+type Cmd = { k: 'pay'; intent: number } | ChainCmd;
 
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('pay' as const), intent: fc.nat(1) }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('mine' as const), n: fc.integer({ min: 1, max: 8 }) }) },
-  { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('reorg' as const), depth: fc.integer({ min: 1, max: 20 }), onTx: fc.boolean(), drop: fc.boolean() }) },
+  chainCmds.mine,
+  chainCmds.tick,
+  chainCmds.reorg,
 );
 
 interface Outcome {
@@ -58,30 +52,15 @@ interface Outcome {
 
 /** Half of the intent's cap (merchant_amount 980000000 nANM). */
 const HALF = '490000000';
-const CHAIN_TABLES = ['chain_cursor', 'chain_blocks', 'chain_watch', 'chain_positions', 'chain_leases'];
-const RUNS = Number(process.env.SIGNAL_ORDER_RUNS ?? 6);
-const PERMUTATIONS = Number(process.env.SIGNAL_ORDER_PERMUTATIONS ?? 3);
 
 describe('chain signals in any order (indexer + payment intent, PGlite)', () => {
-  let b: Backend;
-  let host: ActorHost;
-  beforeAll(async () => {
-    b = await openEmbedded();
-    host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
-  }, 120_000);
-  afterAll(async () => b?.close());
+  const m = useModelBackend();
 
-  async function createIntent(id: string, reference: string, merchant: string, treasury: string): Promise<void> {
-    const now = Date.now();
-    await host.apply(
-      { kind: 'payment_intent', id, merchant: 'm_test', mode: 'test' },
-      { type: 'intent.create', id: `create:${id}`, at: now, intent_id: id, merchant_id: 'm_test', mode: 'test', currency: 'ANM', requested_amount: null, anm_amount: '1000000000', payment_address: merchant, treasury_address: treasury, payment_reference: reference, expires_at: now + 3_600_000, required_confirmations: 12 },
-    );
-  }
+  const createIntent = (id: string, reference: string, merchant: string, treasury: string) => createModelIntent(m.host, id, reference, merchant, treasury);
 
   async function outcome(id: string): Promise<Outcome> {
-    const { rows } = await b.db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
-    const hooks = await b.db.query<{ t: string; tx: string | null }>(
+    const { rows } = await m.b.db.query<{ state: string; snapshot: { context: PaymentIntentContext } }>(`SELECT state, snapshot FROM actors WHERE id = $1`, [id]);
+    const hooks = await m.b.db.query<{ t: string; tx: string | null }>(
       `SELECT payload->'event'->>'type' AS t, payload->'event'->'data'->>'transaction_hash' AS tx FROM outbox WHERE actor_id = $1 AND subject LIKE 'fx.webhook.%' ORDER BY id`,
       [id],
     );
@@ -104,13 +83,13 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
     const target = { kind: 'payment_intent', id: copy };
     await createIntent(copy, it.reference, wallets.merchant, wallets.treasury);
     const settledAt = await (async () => {
-      for (const [i, e] of mine.entries()) if ((await host.apply(target, e.event)).status === 'PAID') return i;
+      for (const [i, e] of mine.entries()) if ((await m.host.apply(target, e.event)).status === 'PAID') return i;
       return -1;
     })();
     if (settledAt < 0) return null;
     const rid = `re_${copy}`;
     const at = Date.now();
-    const reserved = await host.apply(target, { type: 'refund.reserve', id: `reserve:${rid}`, at, refund_id: rid, amount: HALF, refund_create: { type: 'refund.create', id: `create:${rid}`, at } });
+    const reserved = await m.host.apply(target, { type: 'refund.reserve', id: `reserve:${rid}`, at, refund_id: rid, amount: HALF, refund_create: { type: 'refund.create', id: `create:${rid}`, at } });
     expect(reserved.outcome).toBe('applied');
     const rest = mine.slice(settledAt + 1).map((e) => e.event);
     const dups = fc.sample(fc.subarray(rest), { numRuns: 1, seed })[0]!;
@@ -118,16 +97,12 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
     const shuffled = fc.sample(fc.shuffledSubarray(all, { minLength: all.length }), { numRuns: 1, seed: seed + 1 })[0]!;
     const where = last ? shuffled.length : fc.sample(fc.nat(shuffled.length), { numRuns: 1, seed: seed + 2 })[0]!;
     shuffled.splice(where, 0, { type: 'refund.confirmed', id: `refund.confirmed:${rid}`, at, refund_id: rid, amount: HALF });
-    for (const e of shuffled) await host.apply(target, e);
+    for (const e of shuffled) await m.host.apply(target, e);
     return outcome(copy);
   }
 
   async function scenario(cmds: Cmd[], tail: number, seeds: number[]): Promise<void> {
-    for (const t of CHAIN_TABLES) await b.db.query(`DELETE FROM ${t} WHERE network = 'test'`);
-    const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
-    const rpc = new AnmRpcClient(`${devnet.url}/test`);
-    const log: ActorEnvelope[] = [];
-    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: recordingBus(log), holder: 'model', startHeight: 0 });
+    const { rpc, log, indexer, close } = await modelChain(m.b.db);
     try {
       const merchant = generateWallet('test');
       const treasury = generateWallet('test');
@@ -163,18 +138,15 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
         }
         await indexer.tick();
       }
-      if (tail > 0) await rpc.mine(tail);
-      await indexer.tick();
-      await indexer.tick();
-      expect(indexer.halted()).toBeNull();
+      await finishChain(rpc, indexer, tail);
       const head = await rpc.blockNumber();
 
       for (const it of intents) {
         const mine = log.filter((e) => e.target.id === it.id);
-        for (const e of mine) await host.apply({ kind: 'payment_intent', id: it.id }, e.event);
+        for (const e of mine) await m.host.apply({ kind: 'payment_intent', id: it.id }, e.event);
         const inOrder = await outcome(it.id);
         books(inOrder, `${it.id} in order`);
-        expect(intentStoryProblems(await storyOf(b.db, it.id), inOrder.state, it.tx ?? ''), `${it.id} in order: facts`).toEqual([]);
+        expect(intentStoryProblems(await storyOf(m.b.db, it.id), inOrder.state, it.tx ?? ''), `${it.id} in order: facts`).toEqual([]);
         const receipt = it.tx ? await rpc.getTransactionReceipt(it.tx) : null;
         const depth = receipt ? head - receipt.block_height + 1 : 0;
         expect(inOrder.state === 'PAID', `${it.id}: PAID iff canonical and 12 deep (depth ${depth})`).toBe(receipt !== null && depth >= 12);
@@ -188,12 +160,12 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
           const dups = fc.sample(fc.subarray(mine), { numRuns: 1, seed })[0]!;
           const all = [...mine, ...dups];
           const full = fc.sample(fc.shuffledSubarray(all, { minLength: all.length }), { numRuns: 1, seed: seed + 1 })[0]!;
-          for (const e of full) await host.apply({ kind: 'payment_intent', id: copy }, e.event);
+          for (const e of full) await m.host.apply({ kind: 'payment_intent', id: copy }, e.event);
           const got = await outcome(copy);
           const label = `${copy} (seed ${seed}, ${full.length} deliveries)`;
           expect([got.state, got.ctx.tx?.hash ?? null, got.ctx.confirmations], label).toEqual([inOrder.state, inOrder.ctx.tx?.hash ?? null, inOrder.ctx.confirmations]);
           books(got, label);
-          expect(intentStoryProblems(await storyOf(b.db, copy), got.state, it.tx ?? ''), `${label}: facts`).toEqual([]);
+          expect(intentStoryProblems(await storyOf(m.b.db, copy), got.state, it.tx ?? ''), `${label}: facts`).toEqual([]);
           for (const f of got.facts) expect(inOrderFacts.has(`${f.type}:${f.tx}`), `${label}: ${f.type} never sent in order`).toBe(true);
 
           const refunded = await refundCopy(`${it.id}_r${k}`, it, mine, seed, k === 0, { merchant: merchant.address, treasury: treasury.address });
@@ -207,12 +179,10 @@ describe('chain signals in any order (indexer + payment intent, PGlite)', () => 
         }
       }
     } finally {
-      await indexer.stop();
-      await devnet.close();
+      await close();
     }
   }
 
-  const seedsArb = fc.array(fc.integer(), { minLength: PERMUTATIONS, maxLength: PERMUTATIONS });
   it('every permutation with duplicates ends where the chain and the in-order delivery end', async () => {
     await fc.assert(fc.asyncProperty(fc.array(cmd, { minLength: 4, maxLength: 14 }), fc.integer({ min: 0, max: 14 }), seedsArb, scenario), { numRuns: RUNS, endOnFailure: true });
   }, 600_000);

@@ -19,7 +19,7 @@ const PAYMENT_KEYS = [
   'amount_nanm', 'block_height', 'confirmations', 'currency', 'id', 'merchant_amount', 'merchant_order_id', 'metadata', 'mode',
   'payment_reference', 'protocol_fee', 'protocol_fee_bps', 'reason', 'required_confirmations', 'status', 'transaction_hash',
 ];
-const REFUND_KEYS = ['amount', 'amount_formatted', 'id', 'metadata', 'mode', 'payment_intent', 'reason', 'status', 'transaction_hash'];
+const REFUND_KEYS = ['amount', 'amount_formatted', 'block_hash', 'block_height', 'id', 'metadata', 'mode', 'payment_intent', 'reason', 'status', 'transaction_hash'];
 
 describe.each(backendFactories)('webhook event mapping on %s', (_name, open) => {
   let b: Backend;

@@ -8,6 +8,7 @@ import { releaseLease, tryLease } from './lease.ts';
 import { pruneBelow, readCursor, recordBlock, type BlockRef, type RefRow, type WatchRow } from './store.ts';
 import { findFork, legsOf, refsOf } from './matching.ts';
 import { scanMempool } from './mempool.ts';
+import { reconcileIntents } from './reconcile.ts';
 import { rewindTo, watchedAbove } from './store-depth.ts';
 import { signalDepth, type DepthSignalDeps } from './depth-signals.ts';
 import { publishIncluded } from './publish.ts';
@@ -41,6 +42,8 @@ export interface IndexerOptions {
   blockSignalChunk?: number;
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** The intents the reconcile pass re-issued their transaction to (ADR 0033), for the log. */
+  onReconciled?: (intentIds: string[]) => void;
 }
 
 export interface IndexerStats {
@@ -66,10 +69,10 @@ export class ChainIndexer {
   private stopped = true;
   private running: Promise<void> | undefined;
   private leader = false;
-  /** Matched transactions seen in the mempool and not yet included: for drop detection. */
-  private readonly pending = new Map<string, { kind: string; id: string }>();
   /** Set once the node serves a chain with another genesis: following stops (DESIGN §3). */
   private haltedFor: string | null = null;
+  /** The reconcile pass (ADR 0033) runs once per process, in its first pass as lease holder. */
+  private reconciled = false;
   private genesis: string | null = null;
 
   private readonly depthDeps: DepthSignalDeps;
@@ -121,7 +124,22 @@ export class ChainIndexer {
     if (!this.leader) return;
     await this.followHead();
     if (this.haltedFor) return;
+    if (!this.reconciled) await this.reconcile();
     await this.scanMempool();
+  }
+
+  /** Intents an indexer older than positions left waiting for a transfer the chain has (ADR 0033). */
+  private async reconcile(): Promise<void> {
+    const repaired = await reconcileIntents({
+      db: this.o.db,
+      network: this.o.network,
+      rpc: this.o.rpc,
+      reserve: () => this.reserve(1),
+      publish: (type, target, event) => this.publish(type, target, event),
+      now: this.now,
+    });
+    this.reconciled = true;
+    if (repaired.length > 0) this.o.onReconciled?.(repaired);
   }
 
   /** `n` fresh positions (ADR 0016), the first returned; refused once the lease is lost. */
@@ -158,7 +176,6 @@ export class ChainIndexer {
       db: this.o.db,
       network: this.o.network,
       rpc: this.o.rpc,
-      pending: this.pending,
       refsFor: (txs) => this.refsFor(txs),
       position: async () => (pos ??= await this.reserve(1)),
       publish: (type, target, event) => this.publish(type, target, event),
@@ -240,7 +257,6 @@ export class ChainIndexer {
       if (!ref) continue;
       const legs = legsOf(tx, ref);
       if (!legs) continue;
-      this.pending.delete(tx.hash);
       included.push({ kind: ref.kind, id: ref.actor_id, tx_hash: tx.hash, from: tx.from, ...legs, receipt: tx.status });
       watch.push([tx.hash, ref.actor_id, ref.kind, ref.required]);
     }

@@ -9,15 +9,12 @@ import type { ChainTx } from '../rpc-types.ts';
 import { legsOf } from './matching.ts';
 import type { RefRow } from './store.ts';
 import { forgetWatched, reorgedOut } from './store-depth.ts';
-
-type Target = { kind: string; id: string };
+import { forgetPending, loadPending, notePending, type Target } from './store-pending.ts';
 
 export interface MempoolPass {
   db: Db;
   network: string;
   rpc: Pick<AnmRpcClient, 'pendingTransactions' | 'getTransactionReceipt'>;
-  /** Matched transactions this process saw pending and not yet included. */
-  pending: Map<string, Target>;
   refsFor: (txs: readonly ChainTx[]) => Promise<Map<string, RefRow>>;
   /** The pass's one position (ADR 0016), reserved on first use. */
   position: () => Promise<number>;
@@ -28,22 +25,23 @@ export interface MempoolPass {
 export async function scanMempool(m: MempoolPass): Promise<void> {
   const txs = await m.rpc.pendingTransactions();
   const refs = await m.refsFor(txs);
+  // Durable (ADR 0033): what any earlier lease holder saw pending, so this one reports its drop.
+  const pending = await loadPending(m.db, m.network);
   const live = new Set<string>();
   for (const tx of txs) {
     live.add(tx.hash);
     const ref = refs.get(tx.reference);
-    if (!ref || m.pending.has(tx.hash)) continue;
+    if (!ref || pending.has(tx.hash)) continue;
     const legs = legsOf(tx, ref);
     if (!legs) continue;
     const target = { kind: ref.kind, id: ref.actor_id };
-    m.pending.set(tx.hash, target);
     const p = await m.position();
     await m.publish('tx.seen', target, { type: 'chain.tx.seen', id: `seen:${tx.hash}@${p}`, at: m.now, tx_hash: tx.hash, from: tx.from, ...legs, pos: p });
+    await notePending(m.db, m.network, tx.hash, target);
   }
   const gone = (hash: string, target: Target) => dropped(m, hash, target);
-  for (const [hash, target] of m.pending) {
+  for (const [hash, target] of pending) {
     if (live.has(hash)) continue;
-    m.pending.delete(hash);
     await gone(hash, target);
   }
   // A reorg took these off the chain (chain.reorged said so) and the node did not put them
@@ -58,8 +56,10 @@ export async function scanMempool(m: MempoolPass): Promise<void> {
 
 /** Gone from the mempool: mined (the block scan reports it) or dropped, said once. */
 async function dropped(m: MempoolPass, hash: string, target: Target): Promise<void> {
-  if (await m.rpc.getTransactionReceipt(hash)) return;
-  const p = await m.position();
-  await m.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}@${p}`, at: m.now, tx_hash: hash, pos: p });
-  await forgetWatched(m.db, m.network, hash, target.id);
+  if (!(await m.rpc.getTransactionReceipt(hash))) {
+    const p = await m.position();
+    await m.publish('tx.dropped', target, { type: 'chain.tx.dropped', id: `drop:${hash}@${p}`, at: m.now, tx_hash: hash, pos: p });
+    await forgetWatched(m.db, m.network, hash, target.id);
+  }
+  await forgetPending(m.db, m.network, hash);
 }

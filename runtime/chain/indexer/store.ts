@@ -41,13 +41,17 @@ export async function readCursor(db: Db, network: string): Promise<Cursor | null
   return rows[0] ?? null;
 }
 
-/** Watch rows (with the position the block was applied at), the block hash and the cursor in one statement. */
+/**
+ * Watch rows (with the position the block was applied at), the block hash and the cursor in one
+ * statement; the block's matched transactions are no longer pending (ADR 0033).
+ */
 export async function recordBlock(db: Db, network: string, block: BlockRef, watch: readonly WatchRow[], pos: number): Promise<void> {
   await db.query(
     `WITH w AS (
        INSERT INTO chain_watch (network, tx_hash, actor_id, kind, required, block_height, block_hash, inclusion_pos)
        SELECT $1, w.tx, w.actor, w.kind, w.required, $6, $7, $9 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS w(tx, actor, kind, required)
        ON CONFLICT (network, tx_hash, actor_id) DO UPDATE SET block_height = EXCLUDED.block_height, block_hash = EXCLUDED.block_hash, inclusion_pos = EXCLUDED.inclusion_pos),
+     p AS (DELETE FROM chain_pending WHERE network = $1 AND cardinality($2::text[]) > 0 AND tx_hash = ANY($2::text[])),
      b AS (
        INSERT INTO chain_blocks (network, height, hash, parent_hash) VALUES ($1, $6, $7, $8)
        ON CONFLICT (network, height) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash)
