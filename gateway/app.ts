@@ -25,6 +25,8 @@ import ops from './routes/ops.ts';
 import opsConsole from './ops/index.ts';
 import paymentIntents from './routes/payment-intents.ts';
 import refunds from './routes/refunds.ts';
+import invoicesApi from './invoices/api.ts';
+import invoicePages from './invoices/page.ts';
 import { webhooksPlugin } from './webhooks-plugin.ts';
 
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -45,6 +47,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(health, opts);
   await app.register(checkoutPages, opts);
   await app.register(linkPages, opts);
+  // Own context: its HTML error handler applies to the invoice pages only.
+  if (deps.invoices) await app.register(invoicePages, opts);
   // Own context: its session hooks, CSRF and JSON parser apply to /dashboard only.
   await app.register(dashboard, opts);
   await app.register(pointOfSale, opts);
@@ -56,6 +60,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await api.register(balance, opts);
     await api.register(refunds, opts);
     await api.register(paymentLinksApi, opts);
+    if (deps.invoices) await api.register(invoicesApi, opts);
     await api.register(checkoutData, opts);
     await api.register(ops, opts);
   });

@@ -9,6 +9,7 @@ import type { Merchants } from '../runtime/merchant/merchants.ts';
 import type { RateSource } from '../runtime/rates/rate-source.ts';
 import type { WebhooksPluginOptions } from './webhooks-plugin.ts';
 import type { RefundReads } from '../runtime/merchant/refund-reads.ts';
+import type { Invoices } from '../runtime/commerce/invoices.ts';
 import type { AnmRpcClient } from '../runtime/chain/rpc-client.ts';
 import type { OpsConsoleDeps } from './ops/deps.ts';
 import type { DashboardServices } from '../runtime/dashboard/index.ts';
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   /** Webhook endpoint management (operator API); absent in apps that do not serve it. */
   webhookAdmin?: Omit<WebhooksPluginOptions, 'operatorToken'>;
   refunds: RefundReads;
+  /** Invoice reads and numbering; without it the invoice routes and pages are not served. */
+  invoices?: Invoices;
   /** Merchant logins, sessions and page reads; without it `/dashboard` is not served. */
   dashboard?: DashboardServices;
   /** Payment links and their pages (`/p`, `/l`, `/api/v1/payment-links`); absent, those paths are 404. */

@@ -46,6 +46,7 @@ export const ERRORS = {
   sold_out: { status: 409, message: 'Every unit of this payment link is sold or held.' },
   not_cancellable: { status: 409, message: 'This payment intent can no longer be canceled.' },
   endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled (it answered 410); set it again to re-enable it.' },
+  invalid_invoice_status: { status: 409, message: "The invoice's status does not allow this: only a DRAFT is finalized, a DRAFT or OPEN invoice voided, an OPEN one marked uncollectible or paid." },
   not_refundable: { status: 409, message: 'Only PAID or PARTIALLY_REFUNDED payment intents can be refunded.' },
   refund_refused: { status: 409, message: 'The refund was refused, typically because it exceeds the refundable remainder.' },
   leg_replayed: { status: 409, message: 'A payment leg with this nonce was already used.' },

@@ -4,6 +4,8 @@ import { paymentLinkDefinition } from '../machines/payment-link/definition.ts';
 import { purchaseDefinition } from '../machines/purchase/definition.ts';
 import { paymentIntentDefinition } from '../machines/payment-intent/definition.ts';
 import { refundDefinition } from '../machines/refund/definition.ts';
+import { invoiceDefinition } from '../machines/invoice/definition.ts';
+import { invoiceTokenRow } from './commerce/invoice-rows.ts';
 import { paymentIntentRefs, purchaseRefs, refundRefs } from './chain/chain-refs.ts';
 import { linkHoldIndex, paymentLinkIndex } from './commerce/link-index.ts';
 import { MachineRegistry } from './engine/registry.ts';
@@ -16,5 +18,6 @@ export function machineRegistry(): MachineRegistry {
     .register(listingDefinition)
     .register(purchaseDefinition, purchaseRefs)
     .register(paymentLinkDefinition, paymentLinkIndex)
-    .register(linkHoldDefinition, linkHoldIndex);
+    .register(linkHoldDefinition, linkHoldIndex)
+    .register(invoiceDefinition, invoiceTokenRow);
 }

@@ -25,6 +25,7 @@ export interface CancelTimerParams {
 
 export interface SendToParams {
   kind: string;
+  /** The recipient; an empty string sends nothing (an optional recipient, such as an intent's owner). */
   actorId: string;
   event: Record<string, unknown> & { type: string; id: string; at: number };
 }

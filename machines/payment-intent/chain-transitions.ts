@@ -5,7 +5,7 @@
  */
 import { and, or } from 'xstate';
 import { pi } from './setup.ts';
-import { confirmed, confirming, detected, failed, overpaid, reorged, scheduleExpiry, underpaid } from './webhooks-and-timers.ts';
+import { confirmed, confirming, detected, failed, overpaid, ownerPaid, ownerReorged, reorged, scheduleExpiry, underpaid } from './webhooks-and-timers.ts';
 
 /** A transaction not yet known to the intent is matched and classified by its legs. */
 export const newTx = pi.createStateConfig({
@@ -20,9 +20,9 @@ export const newTx = pi.createStateConfig({
       { guard: 'staleSignal' },
       { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
       { guard: 'legsShort', target: 'UNDERPAID', actions: ['matchTx', underpaid] },
-      { guard: and(['legsOver', 'depthReached']), target: 'PAID', actions: ['matchTx', overpaid, 'settle', confirmed] },
+      { guard: and(['legsOver', 'depthReached']), target: 'PAID', actions: ['matchTx', overpaid, 'settle', confirmed, ownerPaid] },
       { guard: 'legsOver', target: 'OVERPAID', actions: ['matchTx', overpaid] },
-      { guard: 'depthReached', target: 'PAID', actions: ['matchTx', confirming, 'settle', confirmed] },
+      { guard: 'depthReached', target: 'PAID', actions: ['matchTx', confirming, 'settle', confirmed, ownerPaid] },
       { target: 'CONFIRMING', actions: ['matchTx', confirming] },
     ],
   },
@@ -58,9 +58,9 @@ export const reseen = pi.createStateConfig({
 const settledReseen = pi.createStateConfig({
   on: {
     'chain.tx.seen': [
-      { guard: and(['backInMempool', 'legsShort']), target: 'UNDERPAID', actions: [reorged, 'clearTx', 'reopen', 'matchTx', underpaid] },
-      { guard: and(['backInMempool', 'legsOver']), target: 'OVERPAID', actions: [reorged, 'clearTx', 'reopen', 'matchTx', overpaid] },
-      { guard: 'backInMempool', target: 'PAYMENT_DETECTED', actions: [reorged, 'clearTx', 'reopen', 'matchTx', detected] },
+      { guard: and(['backInMempool', 'legsShort']), target: 'UNDERPAID', actions: [reorged, ownerReorged, 'clearTx', 'reopen', 'matchTx', underpaid] },
+      { guard: and(['backInMempool', 'legsOver']), target: 'OVERPAID', actions: [reorged, ownerReorged, 'clearTx', 'reopen', 'matchTx', overpaid] },
+      { guard: 'backInMempool', target: 'PAYMENT_DETECTED', actions: [reorged, ownerReorged, 'clearTx', 'reopen', 'matchTx', detected] },
       noteNews,
     ],
   },
@@ -74,11 +74,11 @@ export const inFlight = pi.createStateConfig({
       { guard: or(['otherTx', 'staleSignal']) },
       { guard: 'receiptFailed', target: 'FAILED', actions: ['matchTx', failed] },
       { guard: 'knownInclusion' },
-      { guard: 'depthReached', target: 'PAID', actions: ['matchTx', 'settle', confirmed] },
+      { guard: 'depthReached', target: 'PAID', actions: ['matchTx', 'settle', confirmed, ownerPaid] },
       { actions: ['matchTx'] },
     ],
     'chain.block': [
-      { guard: 'depthReached', target: 'PAID', actions: ['trackDepth', 'settle', confirmed] },
+      { guard: 'depthReached', target: 'PAID', actions: ['trackDepth', 'settle', confirmed, ownerPaid] },
       { guard: 'depthAdvances', actions: ['trackDepth'] },
       keepDepth,
     ],
@@ -89,7 +89,7 @@ export const inFlight = pi.createStateConfig({
 
 /** PAID and PARTIALLY_REFUNDED take refunds up to the cap; all settled states can be reorged. */
 const settledReorg = [
-  { guard: 'lostTx' as const, target: 'AWAITING_PAYMENT', actions: [reorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] },
+  { guard: 'lostTx' as const, target: 'AWAITING_PAYMENT', actions: [reorged, ownerReorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] },
   noteNews,
 ];
 /**
@@ -97,23 +97,24 @@ const settledReorg = [
  * the chain. The merchant gets `payment.reorged`, then the inclusion is evaluated as a fresh
  * match, as if the reorg signal (still on its way) had come first (ADR 0016).
  */
+// The owner hears of the loss only when the step does not settle again: then nothing changed for it.
 const lose = [reorged, 'clearTx', 'reopen'] as const;
 const settledMoved = pi.createStateConfig({
   on: {
     'chain.tx.included': [
-      { guard: and(['movedBlock', 'receiptFailed']), target: 'FAILED', actions: [...lose, 'matchTx', failed] },
-      { guard: and(['movedBlock', 'legsShort']), target: 'UNDERPAID', actions: [...lose, 'matchTx', underpaid] },
-      { guard: and(['movedBlock', 'legsOver', 'depthReached']), target: 'PAID', actions: [...lose, 'matchTx', overpaid, 'settle', confirmed] },
-      { guard: and(['movedBlock', 'legsOver']), target: 'OVERPAID', actions: [...lose, 'matchTx', overpaid] },
-      { guard: and(['movedBlock', 'depthReached']), target: 'PAID', actions: [...lose, 'matchTx', confirming, 'settle', confirmed] },
-      { guard: 'movedBlock', target: 'CONFIRMING', actions: [...lose, 'matchTx', confirming] },
+      { guard: and(['movedBlock', 'receiptFailed']), target: 'FAILED', actions: [...lose, ownerReorged, 'matchTx', failed] },
+      { guard: and(['movedBlock', 'legsShort']), target: 'UNDERPAID', actions: [...lose, ownerReorged, 'matchTx', underpaid] },
+      { guard: and(['movedBlock', 'legsOver', 'depthReached']), target: 'PAID', actions: [...lose, 'matchTx', overpaid, 'settle', confirmed, ownerPaid] },
+      { guard: and(['movedBlock', 'legsOver']), target: 'OVERPAID', actions: [...lose, ownerReorged, 'matchTx', overpaid] },
+      { guard: and(['movedBlock', 'depthReached']), target: 'PAID', actions: [...lose, 'matchTx', confirming, 'settle', confirmed, ownerPaid] },
+      { guard: 'movedBlock', target: 'CONFIRMING', actions: [...lose, ownerReorged, 'matchTx', confirming] },
     ],
   },
 }).on['chain.tx.included'];
 export const settledChain = {
   'chain.tx.seen': settledReseen,
   'chain.reorged': settledReorg,
-  'chain.tx.dropped': [{ guard: and(['lostTx', 'newsOfOurTx']), target: 'AWAITING_PAYMENT', actions: [reorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] }],
+  'chain.tx.dropped': [{ guard: and(['lostTx', 'newsOfOurTx']), target: 'AWAITING_PAYMENT', actions: [reorged, ownerReorged, 'clearTx' as const, 'reopen' as const, 'noteChain' as const, scheduleExpiry] }],
   'chain.tx.included': [{ guard: 'staleSignal' as const }, ...settledMoved, noteNews],
   'chain.block': [{ guard: 'settledDeeper' as const, actions: ['trackDepth' as const] }, keepDepth],
 };

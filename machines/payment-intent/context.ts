@@ -69,6 +69,8 @@ export interface PaymentIntentContext {
   chain_depth?: DepthNote | null;
   /** Per refund, the newest outcome number applied (machine version 3; ADR 0033): older outcomes are dropped. */
   refund_marks?: Record<string, number>;
+  /** The actor the intent was made for (an invoice), told of settlements and their reorgs; absent before invoices existed. */
+  owner?: { kind: string; id: string } | null;
 }
 
 /** The machine input is the validated create event itself. */
@@ -107,5 +109,7 @@ export function initialContext(e: PaymentIntentInput): PaymentIntentContext {
     refund_holds: [],
     chain_mark: null,
     chain_depth: null,
+    // Only intents made for another actor carry it, so every other snapshot keeps its shape.
+    ...(e.owner ? { owner: e.owner } : {}),
   };
 }

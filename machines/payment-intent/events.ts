@@ -44,6 +44,8 @@ export const intentCreate = z.object({
   required_confirmations: z.number().int().positive().default(DEFAULT_REQUIRED_CONFIRMATIONS),
   monitor_window_ms: z.number().int().nonnegative().default(DEFAULT_MONITOR_WINDOW_MS),
   quote: quoteSchema.nullable().default(null),
+  /** The actor the intent was made for (an invoice), told when it settles and when a reorg reverses that; set by the service, never by a request. */
+  owner: z.object({ kind: nonEmpty, id: nonEmpty }).optional(),
 });
 
 export const intentCancel = z.object({ type: z.literal('intent.cancel'), ...base });

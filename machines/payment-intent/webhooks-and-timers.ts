@@ -52,3 +52,22 @@ export const reorged = {
   }),
 };
 
+
+/**
+ * Tells the intent's owner (an invoice) that it settled, or that a reorg reversed the
+ * settlement. The id names this step of this intent, so a re-settlement is news again; with no
+ * owner the target id is empty and the runtime sends nothing (runtime/engine/effect-plan.ts).
+ */
+function toOwner(type: 'intent.paid' | 'intent.reorged') {
+  return {
+    type: 'sendTo' as const,
+    params: ({ context, event }: { context: Ctx; event: PaymentIntentEvent }) => ({
+      kind: context.owner?.kind ?? '',
+      actorId: context.owner?.id ?? '',
+      // The chain signal's position orders the notices: a late reorg notice never undoes a newer settlement.
+      event: { type, id: `${type}:${context.intent_id}:${event.id}`, at: event.at, intent_id: context.intent_id, ...('pos' in event && event.pos !== undefined ? { pos: event.pos } : {}) },
+    }),
+  };
+}
+export const ownerPaid = toOwner('intent.paid');
+export const ownerReorged = toOwner('intent.reorged');

@@ -12,6 +12,7 @@ import { Gate, IdempotencyRecords, type GateLimits } from './gate.ts';
 import { IntentReads } from './intent-reads.ts';
 import { Merchants, type CreatedMerchant } from './merchants.ts';
 import { RefundReads } from './refund-reads.ts';
+import { Invoices } from '../commerce/invoices.ts';
 import { loadPepper } from './secrets.ts';
 
 export interface MerchantServices {
@@ -23,6 +24,8 @@ export interface MerchantServices {
   merchants: Merchants;
   /** The refund routes' reads (own intents and refunds). */
   refunds: RefundReads;
+  /** Invoice reads and numbering (the invoice itself is an actor). */
+  invoices: Invoices;
   rates: RateSource;
   treasury: Treasury;
   pepper: Buffer;
@@ -62,6 +65,7 @@ export async function openMerchantServices(db: Db, config: MerchantConfig, opts:
     checkout: new CheckoutReads(db),
     merchants,
     refunds: new RefundReads(db),
+    invoices: new Invoices(db),
     rates: rateSourceFromConfig(config),
     treasury: await ensureTreasury(db),
     pepper,

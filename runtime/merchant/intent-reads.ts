@@ -23,6 +23,8 @@ export interface ListQuery {
   /** Exact id of the intent a merchant_order_id maps to (ADR 0006). */
   id?: string | undefined;
   startingAfter?: string | undefined;
+  /** The actor kind listed: payment intents unless named (invoices list the same way). */
+  kind?: 'payment_intent' | 'invoice';
 }
 
 export class CursorNotFound extends TerminalError {
@@ -55,15 +57,16 @@ export class IntentReads {
 
   /** Newest first; `limit + 1` rows are fetched so the caller can tell `has_more`. */
   async list(q: ListQuery): Promise<{ rows: IntentRow[]; hasMore: boolean }> {
-    const params: SqlParam[] = [q.merchant, q.mode];
-    const where = [`merchant = $1`, `mode = $2`, `kind = 'payment_intent'`];
+    const params: SqlParam[] = [q.merchant, q.mode, q.kind ?? 'payment_intent'];
+    const where = [`merchant = $1`, `mode = $2`, `kind = $3`];
     if (q.status) where.push(`state = $${params.push(q.status)}`);
     if (q.id) where.push(`id = $${params.push(q.id)}`);
     if (q.startingAfter) {
-      const cursor = await this.db.query(`SELECT 1 FROM actors WHERE id = $1 AND merchant = $2 AND mode = $3 AND kind = 'payment_intent'`, [
+      const cursor = await this.db.query(`SELECT 1 FROM actors WHERE id = $1 AND merchant = $2 AND mode = $3 AND kind = $4`, [
         q.startingAfter,
         q.merchant,
         q.mode,
+        q.kind ?? 'payment_intent',
       ]);
       if (cursor.rowCount === 0) throw new CursorNotFound();
       const p = params.push(q.startingAfter);
