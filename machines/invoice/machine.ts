@@ -27,7 +27,7 @@ const cancelIntent = {
   type: 'sendTo' as const,
   params: ({ context, event }: Args) => ({
     kind: 'payment_intent',
-    // An empty id sends nothing (runtime/engine/effect-plan.ts).
+    // An empty id sends nothing (machines/kit/effects.ts).
     actorId: context.payment_intent ?? '',
     event: { type: 'intent.cancel', id: `${context.invoice_id}:${event.type}:cancel`, at: event.at },
   }),

@@ -48,7 +48,11 @@ const EFFECT_TYPES = new Set(Object.keys(effectActions));
 
 /** Keeps only the effect actions from what `transition()` returned, stripped to type + params. */
 export function effectsOf(actions: ReadonlyArray<{ type: string; params?: unknown }>): EffectAction[] {
-  return actions
-    .filter((a) => EFFECT_TYPES.has(a.type))
-    .map((a) => ({ type: a.type, params: a.params }) as EffectAction);
+  return (
+    actions
+      .filter((a) => EFFECT_TYPES.has(a.type))
+      // A `sendTo` with an empty recipient is no effect at all (an intent with no owner).
+      .filter((a) => a.type !== 'sendTo' || (a.params as SendToParams | undefined)?.actorId !== '')
+      .map((a) => ({ type: a.type, params: a.params }) as EffectAction)
+  );
 }

@@ -56,7 +56,7 @@ export const reorged = {
 /**
  * Tells the intent's owner (an invoice) that it settled, or that a reorg reversed the
  * settlement. The id names this step of this intent, so a re-settlement is news again; with no
- * owner the target id is empty and the runtime sends nothing (runtime/engine/effect-plan.ts).
+ * owner the target id is empty and no effect is made (machines/kit/effects.ts).
  */
 function toOwner(type: 'intent.paid' | 'intent.reorged') {
   return {

@@ -49,8 +49,6 @@ export function planEffects(
         break;
       }
       case 'sendTo':
-        // An empty target is "nobody": a machine names an optional recipient (an intent's owner) this way.
-        if (fx.params.actorId === '') break;
         outbox.push({ msg_id: fx.params.event.id, subject: actorSubject(fx.params.kind, fx.params.actorId), payload: { target: { kind: fx.params.kind, id: fx.params.actorId }, event: fx.params.event } });
         break;
       case 'scheduleTimer':
