@@ -32,6 +32,9 @@ export default async function invoicePages(app: FastifyInstance, opts: { deps: G
   const d = opts.deps;
   const now = d.now ?? Date.now;
   const commands = invoiceCommands(d);
+  // Pay is a plain form post: whatever it sends is read (a few bytes at most) and ignored.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4096 }, (_req, _body, done) => done(null, undefined));
 
   app.setErrorHandler(async (err, req, reply) => {
     const e = ensureError(err);
