@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ERRORS } from './errors.ts';
 import { checkoutPaths } from './checkout/openapi-paths.ts';
 import { paymentLinkPaths } from './commerce/openapi-paths.ts';
+import { invoicePaths } from './invoices/openapi-paths.ts';
 import './schemas/common.ts';
 import './schemas/ops.ts';
 import './schemas/refund.ts';
@@ -56,7 +57,7 @@ function schemas(io: 'input' | 'output'): Record<string, Json> {
   return out.schemas;
 }
 
-const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest', 'CreateRefundRequest', 'SubmitRefundRequest', 'SetPayoutRequest', 'CreatePaymentLinkRequest'];
+const REQUEST_SCHEMAS = ['CreatePaymentIntentRequest', 'CreateMerchantRequest', 'CreateKeyRequest', 'RevokeKeyRequest', 'SetAllowedOriginsRequest', 'CreateRefundRequest', 'SubmitRefundRequest', 'SetPayoutRequest', 'CreatePaymentLinkRequest', 'CreateInvoiceRequest'];
 
 export function openApiDocument(baseUrl: string): Json {
   const out = schemas('output');
@@ -140,6 +141,7 @@ export function openApiDocument(baseUrl: string): Json {
       },
       ...checkoutPaths(),
       ...paymentLinkPaths({ json, errors, op, rateHeaders: RATE_HEADERS }),
+      ...invoicePaths({ op, json, ref, errors, idParam, rateHeaders: RATE_HEADERS }),
       '/ops/api/merchants': {
         post: op('Operator: create a merchant (keys and password shown once)', {
           security: operator,
