@@ -18,6 +18,7 @@ import { pageRoutes } from './pages.ts';
 import { paymentRoutes } from './payments.ts';
 import { refundRoutes } from './refunds.ts';
 import { MERCHANT_SESSION_PATHS, SESSION_COOKIE } from './session-paths.ts';
+import { invoiceRoutes } from './invoices.ts';
 import { settingsRoutes } from './settings.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -41,4 +42,5 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   settingsRoutes(app, x);
   refundRoutes(app, x, streams);
   linkRoutes(app, x);
+  invoiceRoutes(app, x);
 }

@@ -22,6 +22,7 @@ const TITLES: Record<DashPage, string> = {
   payments: 'Payments',
   payment: 'Payment',
   links: 'Payment links',
+  invoices: 'Invoices',
   webhooks: 'Webhooks',
   settings: 'Payout and widget',
   account: 'Account',
@@ -31,6 +32,7 @@ const NAV: Array<[DashPage, string]> = [
   ['home', '/dashboard'],
   ['payments', '/dashboard/payments'],
   ['links', '/dashboard/links'],
+  ['invoices', '/dashboard/invoices'],
   ['keys', '/dashboard/keys'],
   ['webhooks', '/dashboard/webhooks'],
   ['settings', '/dashboard/settings'],
@@ -85,6 +87,7 @@ export function pageRoutes(app: FastifyInstance, x: Dash): void {
   page('/dashboard/payments', 'payments');
   page('/dashboard/payments/:id', 'payment');
   page('/dashboard/links', 'links');
+  page('/dashboard/invoices', 'invoices');
   page('/dashboard/webhooks', 'webhooks');
   page('/dashboard/settings', 'settings');
   page('/dashboard/account', 'account');

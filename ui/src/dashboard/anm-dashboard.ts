@@ -10,6 +10,7 @@ import { dashStyles } from './styles.ts';
 import type { DashMode, DashPage, DashPageData } from './types.ts';
 import './anm-dash-account.ts';
 import './anm-dash-home.ts';
+import './anm-dash-invoices.ts';
 import './anm-dash-keys.ts';
 import './anm-dash-links.ts';
 import './anm-dash-login.ts';
@@ -22,6 +23,7 @@ const NAV: Array<[DashPage, string, string]> = [
   ['home', 'Home', '/dashboard'],
   ['payments', 'Payments', '/dashboard/payments'],
   ['links', 'Payment links', '/dashboard/links'],
+  ['invoices', 'Invoices', '/dashboard/invoices'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
   ['settings', 'Payout and widget', '/dashboard/settings'],
@@ -145,6 +147,8 @@ export class AnmDashboard extends LitElement {
         return html`<anm-dash-payment .paymentId=${d.id ?? ''}></anm-dash-payment>`;
       case 'links':
         return html`<anm-dash-links .mode=${d.mode}></anm-dash-links>`;
+      case 'invoices':
+        return html`<anm-dash-invoices .mode=${d.mode}></anm-dash-invoices>`;
       case 'webhooks':
         return html`<anm-dash-webhooks .mode=${d.mode}></anm-dash-webhooks>`;
       case 'settings':

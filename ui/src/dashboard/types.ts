@@ -1,5 +1,5 @@
 /** What the server puts in a dashboard page's JSON data block (gateway/dashboard/pages.ts). */
-export type DashPage = 'login' | 'signup' | 'home' | 'keys' | 'payments' | 'payment' | 'links' | 'webhooks' | 'settings' | 'account';
+export type DashPage = 'login' | 'signup' | 'home' | 'keys' | 'payments' | 'payment' | 'links' | 'invoices' | 'webhooks' | 'settings' | 'account';
 export type DashMode = 'test' | 'live';
 
 export interface DashPageData {
