@@ -25,7 +25,7 @@ export function validateInvoiceList(query: unknown): { limit: number; status?: s
   const limit = q.limit === undefined ? 20 : typeof q.limit === 'string' && /^[0-9]{1,3}$/.test(q.limit) ? Number(q.limit) : NaN;
   if (!(limit >= 1 && limit <= 100)) throw new AppError('bad_request', 'limit must be an integer from 1 to 100.');
   if (q.starting_after !== undefined && typeof q.starting_after !== 'string') throw new AppError('bad_request', 'starting_after must be one invoice id.');
-  return { limit, ...(q.status === undefined ? {} : { status: q.status as string }), ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after as string }) };
+  return { limit, ...(q.status === undefined ? {} : { status: q.status }), ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }) };
 }
 
 export default async function invoicesApi(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access --
    assertions read parsed JSON; its shape is checked against the OpenAPI document after the file. */
 /**
  * `/api/v1/invoices` and `/i/{token}/pay` over HTTP (DESIGN §7 "Invoices"): the draft and its
