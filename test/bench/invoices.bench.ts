@@ -2,20 +2,48 @@
  * `npm run bench:invoices`: the hosted invoice page `GET /i/{token}` (issue 23 "Speed": p99
  * <= 20 ms) on real PostgreSQL + NATS, over 200 open invoices of 10 merchants, with the
  * checkout page `GET /c/{id}` measured the same way in the same run as the yardstick. The
- * service runs in this process (startServices), autocannon beside it: the figures include the
- * load generator's CPU on the same cores. Each page is measured saturated (50 connections, the
- * next request the moment one answers: the ceiling, whose p99 is queueing) and paced
- * (BENCH_RATE requests per second in total: the latency a customer sees when the service is
- * not the bottleneck).
- * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_RATE (500).
+ * service runs in this process (startServices). Each page is measured saturated (autocannon in
+ * this process over every page in turn, 50 connections, the next request the moment one
+ * answers: the ceiling, whose p99 is queueing and includes the generator's CPU) and paced
+ * (test/bench/paced-load.ts in its own process: BENCH_SESSIONS customers each asking every
+ * 1/BENCH_PACE s, latency counted from when a request was due: what a customer sees when the
+ * service is not the bottleneck).
+ * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_SESSIONS (50), BENCH_PACE (4).
  */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { startDashHarness } from '../dashboard/harness.ts';
 import { postgresReachable, DATABASE_URL } from '../helpers/backends.ts';
+import { runProcess } from '../helpers/cli.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const RATE = Number(process.env.BENCH_RATE ?? 500);
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
+const PACE = Number(process.env.BENCH_PACE ?? 4);
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** One page, each session once every 1/PACE s, from a child process (the dashboard bench's generator). */
+async function paced(url: string, cookieFile: string): Promise<Figures> {
+  const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
+    ...process.env,
+    PACED_URL: url,
+    PACED_COOKIES: cookieFile,
+    PACED_SESSIONS: String(SESSIONS),
+    PACED_PACE: String(PACE),
+    PACED_SECONDS: String(SECONDS),
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
+  if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
+  const j = JSON.parse(line.slice('PACED_JSON '.length)) as Figures & { errors: number };
+  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors };
+}
 
 if (!(await postgresReachable())) {
   console.error(`bench:invoices needs PostgreSQL (${DATABASE_URL})`);
@@ -44,24 +72,25 @@ try {
     for (let n = 0; n < 20; n++) intents.push(`/c/${(await h.intent(key, { amount: '6.25', description: `Order ${n}` })).id}`);
   }
 
-  const results: Array<{ page: string; mode: string; rps: number; p50: number; p99: number; non2xx: number }> = [];
+  // The generator sends a session cookie; these public pages ignore it.
+  const cookieFile = path.join(h.dataDir, 'bench-cookies.txt');
+  await writeFile(cookieFile, 'none\n');
+  const results: Array<Figures & { page: string; mode: string }> = [];
   for (const [name, paths] of [
     ['/i/{token}', pages],
     ['/c/{id}', intents],
   ] as const) {
-    for (const paced of [false, true]) {
-      let n = 0;
-      const r = await autocannon({
-        url: h.svc,
-        connections: CONNECTIONS,
-        duration: SECONDS,
-        ...(paced ? { overallRate: RATE } : {}),
-        requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: paths[n++ % paths.length]! }) }],
-      });
-      results.push({ page: name, mode: paced ? `paced ${RATE}/s` : 'saturated', rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });
-    }
+    let n = 0;
+    const r = await autocannon({
+      url: h.svc,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: paths[n++ % paths.length]! }) }],
+    });
+    results.push({ page: name, mode: 'saturated', rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });
+    results.push({ page: name, mode: `paced ${SESSIONS * PACE}/s`, ...(await paced(`${h.svc}${paths[0]!}`, cookieFile)) });
   }
-  console.log(`\nbench:invoices, ${pages.length} invoice pages and ${intents.length} checkout pages, ${CONNECTIONS} connections, ${SECONDS}s each (autocannon in the same process)`);
+  console.log(`\nbench:invoices, ${pages.length} invoice pages and ${intents.length} checkout pages, ${SECONDS}s per run`);
   for (const r of results) console.log(`  GET ${r.page.padEnd(11)} ${r.mode.padEnd(12)} ${String(r.rps).padStart(6)}/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non-2xx ${r.non2xx}`);
   const [inv, chk] = [results[0]!, results[2]!];
   console.log(`  saturated rate, invoice page / checkout page: ${(inv.rps / chk.rps).toFixed(2)}`);
