@@ -71,15 +71,18 @@ const inv = setup({
     newExtraPayment: ({ context, event }) => event.type === 'intent.paid' && rules.newExtraPayment(context, event),
     reversesPayment: ({ context, event }) => event.type === 'intent.reorged' && rules.reversesPayment(context, event),
     staleNotice: ({ context, event }) => (event.type === 'intent.paid' || event.type === 'intent.reorged') && rules.staleNotice(context, event),
+    ownNews: ({ context, event }) => (event.type === 'intent.paid' || event.type === 'intent.reorged') && rules.ownNews(context, event),
     extraReorged: ({ context, event }) => event.type === 'intent.reorged' && context.extra_payments.includes(event.intent_id),
   },
 });
 
 /** In every state past OPEN: another settlement of one of its intents is recorded for a refund, and its reorg un-records it. */
 const stale = { guard: 'staleNotice' as const };
+/** News of one of its intents that moves nothing is still recorded, so an older notice arriving later is dropped. */
+const news = { guard: 'ownNews' as const, actions: ['notePos' as const] };
 const extras = {
-  'intent.paid': [stale, { guard: 'newExtraPayment' as const, actions: ['noteExtra' as const, 'notePos' as const] }],
-  'intent.reorged': [stale, { guard: 'extraReorged' as const, actions: ['forgetExtra' as const, 'notePos' as const] }],
+  'intent.paid': [stale, { guard: 'newExtraPayment' as const, actions: ['noteExtra' as const, 'notePos' as const] }, news],
+  'intent.reorged': [stale, { guard: 'extraReorged' as const, actions: ['forgetExtra' as const, 'notePos' as const] }, news],
 };
 
 export const invoiceMachine = inv.createMachine({
@@ -97,7 +100,7 @@ export const invoiceMachine = inv.createMachine({
     OPEN: {
       on: {
         'invoice.attach_intent': { guard: 'attachesNext', actions: ['attach'] },
-        'intent.paid': [stale, { guard: 'ownIntent', target: 'PAID', actions: ['markPaid', 'notePos', paidWebhook] }],
+        'intent.paid': [stale, { guard: 'ownIntent', target: 'PAID', actions: ['markPaid', 'notePos', paidWebhook] }, news],
         'intent.reorged': extras['intent.reorged'],
         'invoice.void': { target: 'VOID', actions: ['markVoid', cancelIntent] },
         'invoice.mark_uncollectible': { target: 'UNCOLLECTIBLE', actions: ['markUncollectible', cancelIntent] },

@@ -54,5 +54,11 @@ export const staleNotice = (c: InvoiceContext, e: E<'intent.paid'> | E<'intent.r
   return e.pos !== undefined && seen !== undefined && e.pos < seen;
 };
 
+/** A positioned notice about one of its intents newer than any applied: recorded even when it moves nothing (ADR 0016). */
+export const ownNews = (c: InvoiceContext, e: E<'intent.paid'> | E<'intent.reorged'>): boolean => {
+  const seen = c.notice_pos[e.intent_id];
+  return c.intents.includes(e.intent_id) && e.pos !== undefined && (seen === undefined || e.pos > seen);
+};
+
 /** Overdue is derived, never stored: OPEN and past `due_at` (it stays payable). */
 export const isOverdue = (c: InvoiceContext, status: string, now: number): boolean => status === 'OPEN' && c.due_at !== null && now > c.due_at;
