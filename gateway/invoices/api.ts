@@ -11,7 +11,8 @@ import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { admit, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { isPlainObject, jsonBody } from '../http/body.ts';
-import { JSON_TYPE, sendJson } from '../http/reply.ts';
+import { sendKeyedCreate } from '../http/keyed-create.ts';
+import { sendJson } from '../http/reply.ts';
 import { invoiceCommands } from './commands.ts';
 import { validateInvoice, type InvoiceInput } from './input.ts';
 
@@ -42,18 +43,7 @@ export default async function invoicesApi(app: FastifyInstance, opts: { deps: Ga
   app.post('/api/v1/invoices', async (req, reply) => {
     const a = await admit<InvoiceInput>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
-    const key = a.key!;
-    const claim = a.claim;
-    try {
-      const res = await commands.create(key, a.body, claim?.key ?? null);
-      const text = JSON.stringify(res.body);
-      if (claim) await d.idempotency.done(key.merchant, key.mode, claim.key, res.status, { 'content-type': JSON_TYPE }, text);
-      return reply.code(res.status).type(JSON_TYPE).send(text);
-    } catch (err) {
-      // A refusal leaves nothing behind: a retry with the key runs afresh.
-      if (claim) await d.idempotency.release(key.merchant, key.mode, claim.key).catch(() => undefined);
-      throw err;
-    }
+    return sendKeyedCreate(d.idempotency, reply, a, commands.create);
   });
 
   app.get('/api/v1/invoices', async (req, reply) => {

@@ -9,7 +9,8 @@ import type { GateKey } from '../../runtime/merchant/gate.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { admit, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { isPlainObject, jsonBody } from '../http/body.ts';
-import { JSON_TYPE, sendJson } from '../http/reply.ts';
+import { sendKeyedCreate } from '../http/keyed-create.ts';
+import { sendJson } from '../http/reply.ts';
 import { refundCommands } from '../refunds/commands.ts';
 import { validateRefund, type RefundInput } from './refund-input.ts';
 
@@ -37,18 +38,7 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
   app.post('/api/v1/refunds', async (req, reply) => {
     const a = await admit<RefundInput>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
-    const key = a.key!;
-    const claim = a.claim;
-    try {
-      const res = await commands.create(key, a.body, claim?.key ?? null);
-      const text = JSON.stringify(res.body);
-      if (claim) await d.idempotency.done(key.merchant, key.mode, claim.key, res.status, { 'content-type': JSON_TYPE }, text);
-      return reply.code(res.status).type(JSON_TYPE).send(text);
-    } catch (err) {
-      // A refusal or a failure leaves nothing behind: a retry with the key runs afresh.
-      if (claim) await d.idempotency.release(key.merchant, key.mode, claim.key).catch(() => undefined);
-      throw err;
-    }
+    return sendKeyedCreate(d.idempotency, reply, a, commands.create);
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/refunds/:id', async (req, reply) => {

@@ -19,7 +19,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { dashClient, startDashHarness, type DashClient } from '../dashboard/harness.ts';
 import { postgresReachable, DATABASE_URL } from '../helpers/backends.ts';
-import { runProcess } from '../helpers/cli.ts';
+import { runPaced, type Figures } from './paced-run.ts';
 import { runWrk, wrkInstalled } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -27,7 +27,6 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 100);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 500);
 const PACE = Number(process.env.BENCH_PACE ?? 2);
 
-type Figures = { rps: number; p50: number; p99: number; non2xx: number };
 
 /** Every session sends its next request the moment the last one answers (wrk, or autocannon without it). */
 async function saturated(p: string, cookieFile: string): Promise<Figures> {
@@ -47,19 +46,8 @@ async function saturated(p: string, cookieFile: string): Promise<Figures> {
 }
 
 /** Each session once every 1/PACE s, evenly spread, from a child process (test/bench/paced-load.ts). */
-async function pacedLoad(p: string, cookieFile: string): Promise<Figures> {
-  const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
-    ...process.env,
-    PACED_URL: `${h.svc}${p}`,
-    PACED_COOKIES: cookieFile,
-    PACED_SESSIONS: String(SESSIONS),
-    PACED_PACE: String(PACE),
-    PACED_SECONDS: String(SECONDS),
-  });
-  const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
-  if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
-  const j = JSON.parse(line.slice('PACED_JSON '.length)) as Figures & { errors: number };
-  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors };
+function pacedLoad(p: string, cookieFile: string): Promise<Figures> {
+  return runPaced(`${h.svc}${p}`, cookieFile, { sessions: SESSIONS, pace: PACE, seconds: SECONDS });
 }
 
 if (!(await postgresReachable())) {

@@ -15,34 +15,16 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { startDashHarness } from '../dashboard/harness.ts';
 import { postgresReachable, DATABASE_URL } from '../helpers/backends.ts';
-import { runProcess } from '../helpers/cli.ts';
+import { runPaced, type Figures } from './paced-run.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
 const PACE = Number(process.env.BENCH_PACE ?? 4);
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-/** One page, each session once every 1/PACE s, from a child process (the dashboard bench's generator). */
-async function paced(url: string, cookieFile: string): Promise<Figures> {
-  const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
-    ...process.env,
-    PACED_URL: url,
-    PACED_COOKIES: cookieFile,
-    PACED_SESSIONS: String(SESSIONS),
-    PACED_PACE: String(PACE),
-    PACED_SECONDS: String(SECONDS),
-  });
-  const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
-  if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
-  const j = JSON.parse(line.slice('PACED_JSON '.length)) as Figures & { errors: number };
-  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors };
+/** One page, each session once every 1/PACE s, from a child process. */
+function paced(url: string, cookieFile: string): Promise<Figures> {
+  return runPaced(url, cookieFile, { sessions: SESSIONS, pace: PACE, seconds: SECONDS });
 }
 
 if (!(await postgresReachable())) {

@@ -15,9 +15,9 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
-import { loadConfig } from '../../runtime/config.ts';
 import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { cliJson } from '../helpers/cli.ts';
+import { inProcessConfig } from '../helpers/service-config.ts';
 import { verifyIndependently } from '../webhooks/independent-verifier.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { ARTIFACTS, CHROMIUM, skipBrowser } from './harness.ts';
@@ -70,21 +70,8 @@ beforeAll(async () => {
   if (skipBrowser) return;
   dataDir = await mkdtemp(path.join(tmpdir(), 'anmpay-e2e-invoice-'));
   await mkdir(ARTIFACTS, { recursive: true });
-  services = await startServices(
-    loadConfig({
-      ANMPAY_DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      MARKETPLACE_PORT: '0',
-      DEVNET_PORT: '0',
-      DEVNET_BLOCK_MS: '0',
-      LOG_LEVEL: 'silent',
-      ANMPAY_ALLOW_PRIVATE_WEBHOOKS: '1',
-      ANMPAY_OPERATOR_TOKEN: operatorToken,
-      ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
-      ...(realAvailable ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {}),
-    }),
-  );
+  const real: Record<string, string> = realAvailable ? { DATABASE_URL, ANMPAY_DB_SCHEMA: schema, NATS_URL, NATS_NAMESPACE: schema } : {};
+  services = await startServices(inProcessConfig(dataDir, operatorToken, { ANMPAY_ALLOW_PRIVATE_WEBHOOKS: '1', ...real }));
   base = services.http!.url;
   const merchant = (await cli(['merchant', 'create', '--name', 'Invoice <b>Studio</b>'])) as { merchant_id: string; dashboard: typeof login; keys: { test: { secret: string } } };
   key = merchant.keys.test.secret;

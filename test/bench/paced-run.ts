@@ -1,0 +1,23 @@
+/**
+ * Runs test/bench/paced-load.ts in its own process against one URL and reads its figures:
+ * SESSIONS clients each asking every 1/PACE s, latency counted from when a request was due.
+ */
+import path from 'node:path';
+import { runProcess } from '../helpers/cli.ts';
+
+export type Figures = { rps: number; p50: number; p99: number; non2xx: number };
+
+export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number }): Promise<Figures> {
+  const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
+    ...process.env,
+    PACED_URL: url,
+    PACED_COOKIES: cookieFile,
+    PACED_SESSIONS: String(o.sessions),
+    PACED_PACE: String(o.pace),
+    PACED_SECONDS: String(o.seconds),
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
+  if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
+  const j = JSON.parse(line.slice('PACED_JSON '.length)) as Figures & { errors: number };
+  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors };
+}
