@@ -192,7 +192,7 @@ export async function startServices(config: Config): Promise<Services> {
         startHttp(
           {
             ...merchant,
-            dashboard: openDashboardServices(db, { openSignup: config.ANMPAY_OPEN_SIGNUP === '1' }),
+            dashboard: openDashboardServices(db, { openSignup: config.ANMPAY_OPEN_SIGNUP === '1', shopDirectory: config.ANMPAY_SHOP_DIRECTORY === '1' }),
             commerce: openCommerceServices(db, { payPerIpPerMinute: config.ANMPAY_LINK_PAY_PER_MIN }),
             host: engine.host,
             feed: engine.feed,

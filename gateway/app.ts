@@ -17,6 +17,7 @@ import landing from './landing/index.ts';
 import { openApiDocument } from './openapi.ts';
 import dashboard from './dashboard/index.ts';
 import pointOfSale from './pos/index.ts';
+import shop from './shop/index.ts';
 import balance from './routes/balance.ts';
 import checkoutData from './routes/checkout-data.ts';
 import health from './routes/health.ts';
@@ -52,6 +53,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // Own context: its session hooks, CSRF and JSON parser apply to /dashboard only.
   await app.register(dashboard, opts);
   await app.register(pointOfSale, opts);
+  await app.register(shop, opts);
   // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is
   // scoped to this context, so plugins registered on the root keep Fastify's JSON parser.
   await app.register(async (api) => {

@@ -83,6 +83,8 @@ export const configSchema = z.object({
   ANMPAY_ALLOW_PRIVATE_WEBHOOKS: z.enum(['0', '1']).default('0'),
   /** 1: anyone may create a merchant account at /dashboard/signup. */
   ANMPAY_OPEN_SIGNUP: z.enum(['0', '1']).default('0'),
+  /** 1: `/shop` lists the merchants that opted in (DESIGN §7 "Shop"); off by default. */
+  ANMPAY_SHOP_DIRECTORY: z.enum(['0', '1']).default('0'),
   /**
    * 1: a process running the marketplace serves the demo seller and lists it (ADR 0037); 0: not.
    * Unset: on over the embedded store (`npm start`), off over DATABASE_URL (a deployment).

@@ -14,14 +14,16 @@ function money(amount: string, currency: string): string {
   return formatAnm(parseDecimalAmount(amount, 9) ?? 0n);
 }
 
+/** A link's price as people read it: `12.5 ANM`, `10.00 USD`, or a range. */
+export function priceText(c: PaymentLinkContext): string {
+  return c.price.kind === 'fixed' ? money(c.price.amount, c.price.currency) : `${money(c.price.min_amount, c.price.currency)} – ${money(c.price.max_amount, c.price.currency)}`;
+}
+
 export function productHtml(link: PublicLink, assets: Pick<PageAssets, 'css' | 'icon'>, opts: { action: string; error?: string }): string {
   const c = link.snapshot.context as PaymentLinkContext;
   const left = unitsLeft(c);
   const soldOut = left !== null && left <= 0;
-  const price =
-    c.price.kind === 'fixed'
-      ? `<p class="price">${esc(money(c.price.amount, c.price.currency))}</p>`
-      : `<p class="price">${esc(money(c.price.min_amount, c.price.currency))} – ${esc(money(c.price.max_amount, c.price.currency))}</p>`;
+  const price = `<p class="price">${esc(priceText(c))}</p>`;
   const amountField =
     c.price.kind === 'range'
       ? `<label>Amount (${esc(c.price.currency)}) <input name="amount" inputmode="decimal" required value="${esc(c.price.min_amount)}" autocomplete="off"></label>`

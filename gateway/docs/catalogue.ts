@@ -28,7 +28,7 @@ export interface Catalogue {
 }
 
 /** The guide's reading order; files not named here follow in name order. */
-const GUIDE_ORDER = ['getting-started', 'api', 'api-reference', 'checkout', 'widget', 'payment-links', 'invoices', 'webhooks', 'errors', 'dashboard', 'pos', 'chain', 'devnet', 'marketplace', 'deploy', 'observability', 'engine'];
+const GUIDE_ORDER = ['getting-started', 'api', 'api-reference', 'checkout', 'widget', 'payment-links', 'invoices', 'webhooks', 'errors', 'dashboard', 'pos', 'shop', 'chain', 'devnet', 'marketplace', 'deploy', 'observability', 'engine'];
 const INTERNAL = new Set(['benchmarks']);
 
 /** A generated page (the API reference) joins the catalogue as Markdown, rendered like the rest. */

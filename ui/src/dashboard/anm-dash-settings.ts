@@ -1,7 +1,7 @@
 /**
  * `<anm-dash-settings>`: the payout address of the mode and its verification (set it, run
  * the shown `anmpay payout verify` command with the address's wallet, paste the signature),
- * and the origins allowed to embed the checkout with the widget.
+ * the origins allowed to embed the checkout with the widget, and the shop directory opt-in.
  */
 import { LitElement, html, nothing } from 'lit';
 import '../elements/anm-copy-field.ts';
@@ -18,6 +18,13 @@ interface Payout {
   command: string | null;
 }
 
+interface ShopSetting {
+  listed: boolean;
+  description: string;
+  visible: boolean;
+  directory_enabled: boolean;
+}
+
 export class AnmDashSettings extends LitElement {
   static override properties = { message: { state: true } };
   static override styles = dashStyles;
@@ -25,6 +32,7 @@ export class AnmDashSettings extends LitElement {
   declare message: string;
   private readonly payout = new ResourceController(this, () => api<Payout>('payout'));
   private readonly origins = new ResourceController(this, async () => (await api<{ origins: string[] }>('origins')).origins);
+  private readonly shop = new ResourceController(this, () => api<ShopSetting>('shop'));
 
   constructor() {
     super();
@@ -60,9 +68,27 @@ export class AnmDashSettings extends LitElement {
     });
   }
 
+  private saveShop(e: SubmitEvent): void {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const listed = (form.elements.namedItem('listed') as HTMLInputElement).checked;
+    const description = field(form, 'description').trim();
+    void this.shop.act(async () => {
+      await api('shop', { body: { listed, description } });
+      this.message = 'Shop listing saved.';
+    });
+  }
+
+  private shopState(s: ShopSetting): string {
+    if (!s.listed) return 'Not listed';
+    if (!s.visible) return 'Listed once your live payout address is verified';
+    return s.directory_enabled ? 'Listed in the shop directory' : 'Listed (your storefront is open; this service does not show the directory)';
+  }
+
   override render() {
     const p = this.payout.value;
-    const error = this.payout.error || this.origins.error;
+    const s = this.shop.value;
+    const error = this.payout.error || this.origins.error || this.shop.error;
     return html`
       <h1>Payout and widget</h1>
       ${error ? html`<p class="error" role="alert">${error}</p>` : nothing}
@@ -95,6 +121,17 @@ export class AnmDashSettings extends LitElement {
           <label for="origins-list">Allowed origins</label>
           <textarea id="origins-list" name="origins" rows="4" .value=${(this.origins.value ?? []).join('\n')}></textarea>
           <p><button type="submit">Save origins</button></p>
+        </form>
+      </section>
+      <section aria-labelledby="shop">
+        <h2 id="shop">Shop directory</h2>
+        <p class="muted">Your active live payment links, as a storefront at <code>/shop/&lt;your handle&gt;</code>, listed in <code>/shop</code>. Needs a verified live payout address.</p>
+        ${s ? html`<p><strong data-testid="shop-state">${this.shopState(s)}</strong></p>` : nothing}
+        <form @submit=${(e: SubmitEvent) => this.saveShop(e)}>
+          <p><label><input type="checkbox" name="listed" .checked=${s?.listed ?? false} /> List my shop</label></p>
+          <label for="shop-description">Line shown under your name</label>
+          <input id="shop-description" name="description" maxlength="300" .value=${s?.description ?? ''} />
+          <p><button type="submit">Save shop listing</button></p>
         </form>
       </section>
     `;
