@@ -7,7 +7,8 @@
  *
  *   GET  /pos                 the page (no login: 303 to /dashboard/login)
  *   GET  /pos/api/sales?since=<ISO>   the sales made here since the till's midnight
- *   POST /pos/api/charge      {sale_id, amount, currency, note?} → 201 {checkout}
+ *   GET  /pos/api/products    the product grid (cart.ts)
+ *   POST /pos/api/charge      {sale_id, amount, currency, note?} or {sale_id, items, note?} → 201 {checkout}
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -30,12 +31,19 @@ import { strictJsonParser } from '../http/body.ts';
 import { sendError } from '../http/error-reply.ts';
 import { installSessions } from '../http/sessions/index.ts';
 import { intentCreateEvent, prepareCreate } from '../payment-intents/create-event.ts';
+import { priceCart, products } from './cart.ts';
 
 const Charge = z.strictObject({
   /** Made by the till for each sale: a second tap (or a retry) charges the same intent. */
   sale_id: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
-  amount: z.string().max(40),
-  currency: z.string().max(8),
+  amount: z.string().max(40).optional(),
+  currency: z.string().max(8).optional(),
+  /** A cart from the product grid instead of a keyed amount. */
+  items: z
+    .array(z.strictObject({ link: z.string().max(64), quantity: z.number().int().min(1).max(999) }))
+    .min(1)
+    .max(50)
+    .optional(),
   note: z.string().max(500).optional(),
 });
 
@@ -81,14 +89,32 @@ export default async function pointOfSale(app: FastifyInstance, opts: { deps: Ga
     };
   });
 
+  app.get('/pos/api/products', async (req, reply) => {
+    const who = await admitDash(x, req, reply);
+    return { data: d.commerce ? await products(d.commerce.links, who.merchant, who.mode) : [] };
+  });
+
+  /** The intent's amount, currency, description and metadata: a keyed amount, or a cart priced here. */
+  async function saleOf(who: { merchant: string; mode: 'test' | 'live' }, c: z.infer<typeof Charge>) {
+    const note = c.note?.trim() ?? '';
+    if (!c.items) {
+      if (c.amount === undefined || c.currency === undefined) throw new AppError('invalid_body', 'Send amount and currency, or items.');
+      return { amount: c.amount, currency: c.currency, ...(note ? { description: note } : {}), metadata: { source: POS_SOURCE } };
+    }
+    if (c.amount !== undefined || c.currency !== undefined) throw new AppError('invalid_body', 'Send amount and currency, or items, not both.');
+    const grid = d.commerce ? await products(d.commerce.links, who.merchant, who.mode) : [];
+    const cart = priceCart(grid, c.items);
+    const description = (note ? `${cart.description} · ${note}` : cart.description).slice(0, 500);
+    return { amount: cart.amount, currency: cart.currency, description, metadata: { source: POS_SOURCE, cart: c.items } };
+  }
+
   app.post('/pos/api/charge', async (req, reply) => {
     const who = await admitDash(x, req, reply);
     const c = parseBody(Charge, req.body);
     const [m, payout] = await Promise.all([svc.accounts.profile(who.merchant), svc.payout.get(who.merchant, who.mode)]);
     if (!m || m.status !== 'active') throw new AppError('forbidden', 'This account is suspended.');
     if (!payout.address) throw new AppError('payout_address_required');
-    const note = c.note?.trim();
-    const prepared = await prepareCreate(d, { amount: c.amount, currency: c.currency, ...(note ? { description: note } : {}), metadata: { source: POS_SOURCE } });
+    const prepared = await prepareCreate(d, await saleOf(who, c));
     const id = keyedId('pay_', d.pepper, ['pos', who.merchant, who.mode, c.sale_id]);
     const at = now();
     const owner = { merchant: who.merchant, mode: who.mode, payoutAddress: payout.address, successUrl: null, cancelUrl: null };

@@ -108,4 +108,35 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
       await ctx.close();
     }
   });
+
+  it('tablet: products from the grid into a cart, charged at the links\' prices', { timeout: 90_000 }, async () => {
+    for (const [slug, title, amount] of [
+      ['latte', 'Latte', '3.5'],
+      ['bagel', 'Bagel', '2'],
+    ] as const) {
+      const r = await fetch(`${h.svc}/api/v1/payment-links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${m.keys.test.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug, title, amount }),
+      });
+      expect(r.status).toBe(201);
+    }
+    const tablet = await browser.newContext({ viewport: { width: 1024, height: 768 }, hasTouch: true, bypassCSP: true });
+    const page = await openTill(tablet);
+    const grid = page.getByRole('group', { name: 'Products' });
+    await grid.getByRole('button', { name: /Latte/ }).click();
+    await grid.getByRole('button', { name: /Latte/ }).click();
+    await grid.getByRole('button', { name: /Bagel/ }).click();
+    await expect(page.getByTestId('cart-total').textContent()).resolves.toBe('9 ANM');
+    await page.getByRole('button', { name: 'One less Latte' }).click();
+    await expect(page.getByTestId('cart-total').textContent()).resolves.toBe('5.5 ANM');
+    expect(await axe(page)).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-04-cart.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Charge' }).click();
+    await page.locator('anm-checkout anm-qr').waitFor();
+    const intent = await page.evaluate(() => document.querySelector('anm-pos')!.shadowRoot!.querySelector('anm-checkout')!.data!.intent);
+    expect(intent.anm_amount).toBe('5500000000');
+    expect(intent.description).toBe('1 × Latte, 1 × Bagel');
+    await tablet.close();
+  });
 });

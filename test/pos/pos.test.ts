@@ -134,4 +134,42 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
     expect(Date.parse(old.json.since as string)).toBeGreaterThan(Date.now() - 86_400_000 - 60_000);
     expect((await ca.req('GET', '/pos/api/sales?since=yesterday')).status).toBe(400);
   });
+
+  it('DESIGN §7: the product grid is the mode\'s active fixed-price unlimited links; a cart is priced from the links, never from the browser', async () => {
+    const link = async (key: string, body: Record<string, unknown>) => {
+      const r = await fetch(`${h.svc}/api/v1/payment-links`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(r.status).toBe(201);
+      return ((await r.json()) as { id: string }).id;
+    };
+    const test = a.keys.test.secret;
+    const coffee = await link(test, { slug: 'coffee', title: 'Coffee', amount: '2.5' });
+    const cake = await link(test, { slug: 'cake', title: 'Cake', amount: '4' });
+    const usd = await link(test, { slug: 'usd-card', title: 'Card', amount: '3', currency: 'USD' });
+    const mug = await link(test, { slug: 'mug', title: 'Mug', amount: '10', units_total: 3 });
+    const tip = await link(test, { slug: 'tip', title: 'Tip', min_amount: '1', max_amount: '5' });
+    const old = await link(test, { slug: 'old', title: 'Old', amount: '1' });
+    await fetch(`${h.svc}/api/v1/payment-links/${old}/deactivate`, { method: 'POST', headers: { authorization: `Bearer ${test}` } });
+    await link(a.keys.live.secret, { slug: 'live-only', title: 'Live only', amount: '1' });
+    const grid = (await ca.req('GET', '/pos/api/products')).json.data as Array<{ link: string; title: string; amount: string; currency: string }>;
+    expect(grid.map((p) => p.link).sort()).toEqual([coffee, cake, usd].sort());
+    const r = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items: [{ link: coffee, quantity: 2 }, { link: cake, quantity: 1 }], note: 'to go' });
+    expect(r.status).toBe(201);
+    const co = r.json.checkout as Checkout;
+    expect(co.intent.anm_amount).toBe('9000000000');
+    expect(co.intent.description).toBe('2 × Coffee, 1 × Cake · to go');
+    const api = (await (await fetch(`${h.svc}/api/v1/payment-intents/${co.intent.id}`, { headers: { authorization: `Bearer ${test}` } })).json()) as { metadata: unknown };
+    expect(api.metadata).toEqual({ source: 'pos', cart: [{ link: coffee, quantity: 2 }, { link: cake, quantity: 1 }] });
+    for (const [items, extra] of [
+      [[{ link: mug, quantity: 1 }], {}],
+      [[{ link: tip, quantity: 1 }], {}],
+      [[{ link: old, quantity: 1 }], {}],
+      [[{ link: coffee, quantity: 1 }, { link: usd, quantity: 1 }], {}],
+      [[{ link: coffee, quantity: 1 }], { amount: '1', currency: 'ANM' }],
+      [[], {}],
+      [[{ link: coffee, quantity: 0 }], {}],
+    ] as const) {
+      const bad = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items, ...extra });
+      expect(bad.json.error?.code, JSON.stringify(items)).toBe('invalid_body');
+    }
+  });
 });

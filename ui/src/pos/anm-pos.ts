@@ -1,6 +1,7 @@
 /**
  * `<anm-pos>`: the till. A keypad for the amount (ANM, or a fiat currency the rate source
- * quotes), an optional note, "Charge"; then the checkout's own element shows the QR code and
+ * quotes) or a cart from the product grid (the merchant's fixed-price payment links), an
+ * optional note, "Charge"; then the checkout's own element shows the QR code and
  * follows the payment live until PAID (a big confirmation and "New sale") or until it ends
  * otherwise. Below, the day's sales and totals. Local state in an @xstate/store (till-store);
  * what a payment is, only the server says.
@@ -11,13 +12,13 @@ import '../elements/anm-checkout.ts';
 import { tokens } from '../elements/tokens.ts';
 import type { CheckoutPageData, StatusChangeDetail } from '../types.ts';
 import { api, type PosPageData, type SalesDay } from './api.ts';
-import { chargeable, createTill, type TillStore } from './till-store.ts';
+import { cartTotal, chargeable, createTill, type Product, type TillStore } from './till-store.ts';
 
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '0', '<'];
 const ENDED = new Set(['EXPIRED', 'FAILED']);
 
 export class AnmPos extends LitElement {
-  static override properties = { data: { attribute: false }, status: { state: true }, day: { state: true } };
+  static override properties = { data: { attribute: false }, status: { state: true }, day: { state: true }, products: { state: true } };
   static override styles = [
     tokens,
     css`
@@ -41,12 +42,18 @@ export class AnmPos extends LitElement {
       table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
       td, th { text-align: left; padding: 6px 4px; border-bottom: 1px solid var(--anm-border); }
       th { color: var(--anm-muted); font-weight: 600; }
+      .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 8px; margin: 8px 0 12px; }
+      .grid button { min-height: 64px; text-align: left; }
+      .cart { list-style: none; padding: 0; margin: 0 0 12px; }
+      .cart li { display: flex; gap: 8px; align-items: center; padding: 4px 0; }
+      .cart li span { flex: 1; }
     `,
   ];
 
   declare data: PosPageData | undefined;
   declare status: string;
   declare day: SalesDay | null;
+  declare products: Product[];
   private till: TillStore | undefined;
   private local: StoreController<ReturnType<TillStore['getSnapshot']>> | undefined;
 
@@ -54,6 +61,7 @@ export class AnmPos extends LitElement {
     super();
     this.status = '';
     this.day = null;
+    this.products = [];
   }
 
   override willUpdate(): void {
@@ -61,6 +69,10 @@ export class AnmPos extends LitElement {
       this.till = createTill(this.data.currencies[0] ?? 'ANM');
       this.local = new StoreController(this, this.till);
       void this.loadSales();
+      void api<{ data: Product[] }>('products').then(
+        (r) => (this.products = r.data),
+        () => undefined,
+      );
     }
   }
 
@@ -79,7 +91,9 @@ export class AnmPos extends LitElement {
     const c = t.getSnapshot().context;
     t.trigger.charging();
     try {
-      const r = await api<{ checkout: CheckoutPageData }>('charge', { body: { sale_id: c.saleId, amount: c.entry, currency: c.currency, ...(c.note.trim() ? { note: c.note.trim() } : {}) } });
+      const note = c.note.trim() ? { note: c.note.trim() } : {};
+      const sale = c.cart.length ? { items: c.cart.map((l) => ({ link: l.product.link, quantity: l.quantity })) } : { amount: c.entry, currency: c.currency };
+      const r = await api<{ checkout: CheckoutPageData }>('charge', { body: { sale_id: c.saleId, ...sale, ...note } });
       this.status = r.checkout.status.status;
       t.trigger.charged({ checkout: r.checkout });
       void this.loadSales();
@@ -109,6 +123,7 @@ export class AnmPos extends LitElement {
           ${d.mode === 'test' ? html`<span class="mode" data-testid="mode">Test mode</span>` : nothing}
         </div>
         ${c.screen === 'sale' && c.checkout ? this.sale(c.checkout) : this.keypad(d, c.entry, c.currency, c.note, c.screen === 'charging', c.error)}
+        ${c.screen === 'keypad' ? this.grid() : nothing}
       </section>
       ${this.sales()}`;
   }
@@ -131,7 +146,38 @@ export class AnmPos extends LitElement {
         <button type="button" @click=${() => t.trigger.key({ key: 'C' })}>Clear</button>
       </div>
       ${error ? html`<p class="error" role="alert">${error}</p>` : nothing}
-      <button class="primary" type="button" ?disabled=${busy || !chargeable(entry)} @click=${() => void this.charge()}>${busy ? 'Charging…' : 'Charge'}</button>`;
+      ${this.cart()}
+      <button class="primary" type="button" ?disabled=${busy || !(this.local!.value.context.cart.length || chargeable(entry))} @click=${() => void this.charge()}>
+        ${busy ? 'Charging…' : 'Charge'}
+      </button>`;
+  }
+
+  private cart() {
+    const lines = this.local!.value.context.cart;
+    const total = cartTotal(lines);
+    if (!total) return nothing;
+    return html`<ul class="cart" aria-label="Cart" data-testid="cart">
+        ${lines.map(
+          (l) => html`<li>
+            <span>${l.quantity} × ${l.product.title}</span>
+            <button type="button" aria-label=${`One less ${l.product.title}`} @click=${() => this.till!.trigger.remove({ link: l.product.link })}>−</button>
+          </li>`,
+        )}
+      </ul>
+      <p>Cart total: <strong data-testid="cart-total">${total.amount} ${total.currency}</strong> (charged instead of the keyed amount)</p>`;
+  }
+
+  private grid() {
+    if (!this.products.length) return nothing;
+    const cartCurrency = this.local!.value.context.cart[0]?.product.currency;
+    return html`<h2 id="products">Products</h2>
+      <div class="grid" role="group" aria-labelledby="products">
+        ${this.products.map(
+          (p) => html`<button type="button" ?disabled=${cartCurrency !== undefined && cartCurrency !== p.currency} @click=${() => this.till!.trigger.add({ product: p })}>
+            ${p.title}<br />${p.amount} ${p.currency}
+          </button>`,
+        )}
+      </div>`;
   }
 
   private sale(checkout: CheckoutPageData) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chargeable, createTill, decimalsOf, keyed } from './till-store.ts';
+import { added, cartTotal, chargeable, createTill, decimalsOf, keyed, removed } from './till-store.ts';
 
 const press = (keys: string, currency = 'ANM') => [...keys].reduce((e, k) => keyed(e, k, currency), '');
 
@@ -46,5 +46,18 @@ describe('till keypad', () => {
     t.trigger.newSale();
     expect(t.getSnapshot().context.saleId).not.toBe(first);
     expect(t.getSnapshot().context.entry).toBe('');
+  });
+
+  it('the cart: one currency, quantities add and drop, the total is exact in that currency\'s places', () => {
+    const latte = { link: 'plink_a', title: 'Latte', amount: '3.5', currency: 'ANM' };
+    const bagel = { link: 'plink_b', title: 'Bagel', amount: '0.000000001', currency: 'ANM' };
+    const card = { link: 'plink_c', title: 'Card', amount: '3', currency: 'USD' };
+    let cart = added(added(added([], latte), latte), bagel);
+    expect(cartTotal(cart)).toEqual({ amount: '7.000000001', currency: 'ANM' });
+    expect(added(cart, card)).toEqual(cart);
+    cart = removed(removed(cart, 'plink_a'), 'plink_a');
+    expect(cart.map((l) => l.product.link)).toEqual(['plink_b']);
+    expect(cartTotal(removed(cart, 'plink_b'))).toBeNull();
+    expect(cartTotal(added(added([], card), card))).toEqual({ amount: '6', currency: 'USD' });
   });
 });

@@ -9,9 +9,24 @@ import type { CheckoutPageData } from '../types.ts';
 
 export type Screen = 'keypad' | 'charging' | 'sale';
 
+/** A product of the grid (`GET /pos/api/products`): a fixed-price payment link. */
+export interface Product {
+  link: string;
+  title: string;
+  amount: string;
+  currency: string;
+}
+
+export interface CartLine {
+  product: Product;
+  quantity: number;
+}
+
 export interface Till {
   screen: Screen;
   entry: string;
+  /** Products tapped on the grid; when not empty, Charge charges these instead of the keyed amount. */
+  cart: CartLine[];
   currency: string;
   note: string;
   saleId: string;
@@ -40,21 +55,48 @@ export function keyed(entry: string, key: string, currency: string): string {
   return whole === '0' ? key : entry + key;
 }
 
+/** The cart's total as a decimal string in its one currency (display only: the server prices the cart). */
+export function cartTotal(cart: readonly CartLine[]): { amount: string; currency: string } | null {
+  const first = cart[0];
+  if (!first) return null;
+  const d = decimalsOf(first.product.currency);
+  let total = 0n;
+  for (const l of cart) {
+    const [w = '0', f = ''] = l.product.amount.split('.');
+    total += BigInt(w + f.padEnd(d, '0').slice(0, d)) * BigInt(l.quantity);
+  }
+  const s = total.toString().padStart(d + 1, '0');
+  return { amount: `${s.slice(0, -d)}.${s.slice(-d)}`.replace(/\.?0+$/, ''), currency: first.product.currency };
+}
+
+/** The cart with one more of `p`; a product in another currency than the cart's is not added. */
+export function added(cart: readonly CartLine[], p: Product): CartLine[] {
+  if (cart[0] && cart[0].product.currency !== p.currency) return [...cart];
+  const has = cart.some((l) => l.product.link === p.link);
+  return has ? cart.map((l) => (l.product.link === p.link ? { ...l, quantity: Math.min(999, l.quantity + 1) } : l)) : [...cart, { product: p, quantity: 1 }];
+}
+
+/** The cart with one less of `link` (gone at zero). */
+export const removed = (cart: readonly CartLine[], link: string): CartLine[] =>
+  cart.map((l) => (l.product.link === link ? { ...l, quantity: l.quantity - 1 } : l)).filter((l) => l.quantity > 0);
+
 /** True when the entry is an amount above zero the API would take. */
 export const chargeable = (entry: string): boolean => /^[0-9]+(\.[0-9]+)?$/.test(entry) && /[1-9]/.test(entry);
 
 export function createTill(currency: string) {
-  const context: Till = { screen: 'keypad', entry: '', currency, note: '', saleId: newSaleId(), checkout: null, error: '' };
+  const context: Till = { screen: 'keypad', entry: '', cart: [], currency, note: '', saleId: newSaleId(), checkout: null, error: '' };
   return createStore({
     context,
     on: {
       key: (ctx, e: { key: string }) => ({ ...ctx, entry: keyed(ctx.entry, e.key, ctx.currency), error: '' }),
       currency: (ctx, e: { currency: string }) => ({ ...ctx, currency: e.currency, entry: '' }),
       note: (ctx, e: { note: string }) => ({ ...ctx, note: e.note }),
+      add: (ctx, e: { product: Product }) => ({ ...ctx, cart: added(ctx.cart, e.product), error: '' }),
+      remove: (ctx, e: { link: string }) => ({ ...ctx, cart: removed(ctx.cart, e.link) }),
       charging: (ctx) => ({ ...ctx, screen: 'charging' as const, error: '' }),
       charged: (ctx, e: { checkout: CheckoutPageData }) => ({ ...ctx, screen: 'sale' as const, checkout: e.checkout }),
       failed: (ctx, e: { message: string }) => ({ ...ctx, screen: 'keypad' as const, error: e.message }),
-      newSale: (ctx) => ({ ...ctx, screen: 'keypad' as const, entry: '', note: '', saleId: newSaleId(), checkout: null, error: '' }),
+      newSale: (ctx) => ({ ...ctx, screen: 'keypad' as const, entry: '', cart: [], note: '', saleId: newSaleId(), checkout: null, error: '' }),
     },
   });
 }
