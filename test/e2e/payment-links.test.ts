@@ -91,7 +91,7 @@ describe.skipIf(skipBrowser)('payment links in Chromium', () => {
     const again = page.getByRole('row').filter({ hasText: 'Sticker <pack>' });
     await expect(again.textContent()).resolves.toContain('2 left of 3');
     await again.getByRole('button', { name: 'Holds' }).click();
-    await page.getByRole('cell', { name: 'HELD' }).waitFor();
+    await page.getByRole('cell', { name: 'HELD', exact: true }).waitFor();
     await shot(page, 'desktop-dashboard-links');
 
     const small = await login(phone);
