@@ -37,6 +37,8 @@ export async function startDemoSellerFor(config: Config, db: Db, marketplace: Ma
   let listings: ListingRecord[] = [];
   try {
     listings = await registerDemoListings(market.listings, keys, edge.url, lanes);
+    // Searchable when the start returns, not at the index's next catch-up a second later.
+    await market.index.refresh();
   } catch (err) {
     // The demo is a convenience: a listing it cannot register is reported, never a failed start.
     log(`demo seller: could not list its endpoints: ${err instanceof Error ? err.message : String(err)}`);
