@@ -47,7 +47,7 @@ export interface SessionOptions {
   /** The surface's path prefix, e.g. `/dashboard`: the cookie is sent nowhere else. */
   cookiePath: string;
   /**
-   * Other surfaces that share this session (the point of sale at `/pos`, payment-link pages at
+   * Other surfaces that share this login (the point of sale at `/pos`, payment-link pages at
    * `/p`): the cookie is set and cleared on each path too, so it still reaches nothing else.
    */
   alsoPaths?: readonly string[];

@@ -4,6 +4,7 @@
  * view. Following another refund closes the last stream; `hostDisconnected` closes it too.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { liveSource } from './live-source.ts';
 
 export class RefundController<V> implements ReactiveController {
   view: V | null = null;
@@ -42,16 +43,8 @@ export class RefundController<V> implements ReactiveController {
 
   private open(): void {
     if (this.source) return;
-    const s = new EventSource(`/dashboard/api/refunds/${encodeURIComponent(this.id)}/events`);
+    const s = liveSource(`/dashboard/api/refunds/${encodeURIComponent(this.id)}/events`, this.host, (live) => (this.live = live));
     this.source = s;
-    s.addEventListener('open', () => {
-      this.live = true;
-      this.host.requestUpdate();
-    });
-    s.addEventListener('error', () => {
-      this.live = false;
-      this.host.requestUpdate();
-    });
     s.addEventListener('refund', (e: MessageEvent<string>) => {
       this.view = JSON.parse(e.data) as V;
       this.host.requestUpdate();

@@ -4,6 +4,7 @@
  * poll). Opens the stream in `hostConnected`, closes it in `hostDisconnected`.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { liveSource } from './live-source.ts';
 
 export interface TimelineEntry {
   seq: number;
@@ -48,16 +49,8 @@ export class TimelineController<P> implements ReactiveController {
 
   private open(): void {
     if (this.source) return;
-    const s = new EventSource(`/dashboard/api/payments/${encodeURIComponent(this.id())}/events?last_event_id=${this.version}`);
+    const s = liveSource(`/dashboard/api/payments/${encodeURIComponent(this.id())}/events?last_event_id=${this.version}`, this.host, (live) => (this.live = live));
     this.source = s;
-    s.addEventListener('open', () => {
-      this.live = true;
-      this.host.requestUpdate();
-    });
-    s.addEventListener('error', () => {
-      this.live = false;
-      this.host.requestUpdate();
-    });
     s.addEventListener('entry', (e: MessageEvent<string>) => {
       const { entry, payment } = JSON.parse(e.data) as { entry: TimelineEntry; payment: P };
       if (this.entries.some((x) => x.seq === entry.seq)) return;
