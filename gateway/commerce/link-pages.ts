@@ -1,9 +1,10 @@
 /**
  * The public side of payment links (DESIGN §7): `GET /p/{handle}/{slug}` the product page,
  * `GET /l/{code}` a 302 to it, `POST /p/{handle}/{slug}` a buyer pressing Pay (per-IP limit
- * per link, then the hold and the intent, then 303 to `/c/{id}`). Every answer is an HTML page:
- * 404 for an unknown or inactive link, 409 "sold out", 429 over the limit, 403 for a test
- * link without its merchant's dashboard session.
+ * per link, kept in PostgreSQL for every process and taken by the link's own lookup; then the
+ * hold and the intent, then 303 to `/c/{id}`). Every answer is an HTML page: 404 for an
+ * unknown or inactive link, 409 "sold out", 429 over the limit, 403 for a test link without
+ * its merchant's dashboard session.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { uiBundle } from '../../ui/build.ts';
@@ -13,7 +14,6 @@ import { pageHeaders } from '../checkout/headers.ts';
 import { messageHtml } from '../checkout/html.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError, ensureError } from '../errors.ts';
-import { KeyedBuckets } from '../http/keyed-buckets.ts';
 import { SLUG } from './link-input.ts';
 import { productHtml } from './link-html.ts';
 import { payLink } from './link-pay.ts';
@@ -48,7 +48,6 @@ export default async function linkPages(app: FastifyInstance, opts: { deps: Gate
   const d = opts.deps;
   const commerce = d.commerce;
   if (!commerce) return;
-  const limits = new KeyedBuckets(commerce.payPerIpPerMinute, d.now);
   // The Pay form posts urlencoded; only this plugin's routes take it.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, text, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(text))));
@@ -81,12 +80,14 @@ export default async function linkPages(app: FastifyInstance, opts: { deps: Gate
   });
 
   app.post<{ Params: Params }>('/p/:handle/:slug', async (req, reply) => {
-    const link = await find(req.params);
-    if (!link) return notFound(reply);
-    const t = limits.take(`${req.ip} ${link.id}`);
-    if (!t.ok) {
-      void reply.header('Retry-After', String(t.retryAfter));
-      return message(reply, 429, 'Too many attempts', `Please wait ${t.retryAfter} seconds and try again.`);
+    const p = req.params;
+    // The lookup takes the buyer's token in the same statement (shared by every process).
+    const press = HANDLE_PATTERN.test(p.handle) && SLUG.test(p.slug) ? await commerce.links.press(p.handle, p.slug, req.ip, commerce.payPerIpPerMinute) : null;
+    const link = press?.link.state === 'ACTIVE' ? press.link : null;
+    if (!press || !link) return notFound(reply);
+    if (!press.allowed) {
+      void reply.header('Retry-After', String(press.retryAfter));
+      return message(reply, 429, 'Too many attempts', `Please wait ${press.retryAfter} seconds and try again.`);
     }
     if (link.mode === 'test' && !(await ownMerchant(req, link))) {
       return message(reply, 403, 'Test link', 'This is a test payment link: only its merchant, signed in to the dashboard, can pay it.');

@@ -27,17 +27,46 @@ export interface PublicLink extends LinkRow {
   cancel_url: string | null;
 }
 
+/** A press of Pay: the link, and whether the buyer's bucket for it had a token. */
+export interface PayPress {
+  link: PublicLink;
+  allowed: boolean;
+  /** Seconds until the bucket holds a token again (0 when allowed). */
+  retryAfter: number;
+}
+
 export interface HoldRow {
   id: string;
   state: string;
   snapshot: PersistedSnapshot;
 }
 
+/**
+ * The press's lookup and its token in one statement. The buyer's bucket (`pay:<link> <ip>`) is
+ * a row of the shared `rate_buckets` (ADR 0004), so every gateway process on the database
+ * counts the same presses; an inactive or unknown link takes no token. A refused press leaves
+ * the bucket as refilled: hammering does not push a buyer further into debt.
+ */
+const PRESS_SQL = (publicSql: string) => `WITH l AS (${publicSql} WHERE m.handle = $1 AND p.slug = $2),
+  t AS (
+    INSERT INTO rate_buckets AS b (bucket, tokens, taken, updated_at)
+    SELECT 'pay:' || l.id || ' ' || $3::text, $4::float8 - 1, true, now() FROM l WHERE l.state = 'ACTIVE'
+    ON CONFLICT (bucket) DO UPDATE SET
+      tokens = CASE WHEN anm_refill(b.tokens, b.updated_at, now(), $4::float8, $5::float8) >= 1
+                    THEN anm_refill(b.tokens, b.updated_at, now(), $4::float8, $5::float8) - 1
+                    ELSE anm_refill(b.tokens, b.updated_at, now(), $4::float8, $5::float8) END,
+      taken = anm_refill(b.tokens, b.updated_at, now(), $4::float8, $5::float8) >= 1,
+      updated_at = greatest(b.updated_at, now())
+    RETURNING b.taken, b.tokens)
+  SELECT l.*, t.taken AS pay_ok, t.tokens AS pay_tokens FROM l LEFT JOIN t ON true`;
+
 const LINK_COLUMNS = `a.id, a.state, a.snapshot, p.merchant, p.mode, m.handle`;
 
 const PUBLIC_SQL = `SELECT ${LINK_COLUMNS}, m.name AS merchant_name, m.status AS merchant_status, pa.address AS payout_address, m.success_url, m.cancel_url
   FROM payment_links p JOIN merchants m ON m.id = p.merchant JOIN actors a ON a.id = p.id
   LEFT JOIN payout_addresses pa ON pa.merchant = p.merchant AND pa.mode = p.mode`;
+
+const PRESS_STATEMENT = PRESS_SQL(PUBLIC_SQL);
 
 export class LinkReads {
   constructor(private readonly db: Db) {}
@@ -52,6 +81,20 @@ export class LinkReads {
   async handleOf(merchant: string): Promise<string> {
     const r = await this.db.query<{ handle: string }>(`SELECT handle FROM merchants WHERE id = $1`, [merchant]);
     return r.rows[0]?.handle ?? '';
+  }
+
+  /**
+   * A buyer at `ip` pressing Pay on `/p/{handle}/{slug}`: the link (null when unknown) and one
+   * token from the buyer's bucket for it, `perMinute` a minute with as much burst.
+   */
+  async press(handle: string, slug: string, ip: string, perMinute: number): Promise<PayPress | null> {
+    const r = await this.db.query<PublicLink & { pay_ok: boolean | null; pay_tokens: number | null }>(PRESS_STATEMENT, [handle, slug, ip, perMinute, perMinute / 60]);
+    const row = r.rows[0];
+    if (!row) return null;
+    const { pay_ok, pay_tokens, ...link } = row;
+    const allowed = pay_ok !== false;
+    const retryAfter = allowed ? 0 : Math.max(1, Math.ceil((1 - (pay_tokens ?? 0)) / (perMinute / 60)));
+    return { link, allowed, retryAfter };
   }
 
   /** Where `/l/{code}` points, or null. */
