@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
+import type { EventBase } from '../machines/kit/durable.ts';
 import type { ActorTarget, ApplyResult, CreateCompanion } from '../runtime/engine/actor-types.ts';
 import type { Treasury } from '../runtime/merchant/bootstrap.ts';
 import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
@@ -22,6 +23,8 @@ export interface GatewayDeps {
     apply(target: ActorTarget, event: unknown, companion?: CreateCompanion): Promise<ApplyResult>;
     /** `apply` after this process's earlier events for the same actor (a hot actor's writes then rarely conflict). */
     applyInOrder?(target: ActorTarget, event: unknown): Promise<ApplyResult>;
+    /** An event through the bus, applied (and retried) by the runtime: for an actor that may not exist yet. */
+    send?(target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<void>;
   };
   gate: Gate;
   idempotency: IdempotencyRecords;

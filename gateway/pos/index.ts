@@ -9,6 +9,7 @@
  *   GET  /pos/api/sales?since=<ISO>   the sales made here since the till's midnight
  *   GET  /pos/api/products    the product grid (cart.ts)
  *   POST /pos/api/charge      {sale_id, amount, currency, note?} or {sale_id, items, note?} → 201 {checkout}
+ *                             (a cart's limited products take a hold per unit first: holds.ts)
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -32,6 +33,7 @@ import { sendError } from '../http/error-reply.ts';
 import { installSessions } from '../http/sessions/index.ts';
 import { intentCreateEvent, prepareCreate } from '../payment-intents/create-event.ts';
 import { priceCart, products } from './cart.ts';
+import { takeHolds } from './holds.ts';
 
 const Charge = z.strictObject({
   /** Made by the till for each sale: a second tap (or a retry) charges the same intent. */
@@ -94,18 +96,18 @@ export default async function pointOfSale(app: FastifyInstance, opts: { deps: Ga
     return { data: d.commerce ? await products(d.commerce.links, who.merchant, who.mode) : [] };
   });
 
-  /** The intent's amount, currency, description and metadata: a keyed amount, or a cart priced here. */
+  /** The intent's amount, currency, description and metadata (a keyed amount, or a cart priced here), and the cart's limited lines. */
   async function saleOf(who: { merchant: string; mode: 'test' | 'live' }, c: z.infer<typeof Charge>) {
     const note = c.note?.trim() ?? '';
     if (!c.items) {
       if (c.amount === undefined || c.currency === undefined) throw new AppError('invalid_body', 'Send amount and currency, or items.');
-      return { amount: c.amount, currency: c.currency, ...(note ? { description: note } : {}), metadata: { source: POS_SOURCE } };
+      return { create: { amount: c.amount, currency: c.currency, ...(note ? { description: note } : {}), metadata: { source: POS_SOURCE } }, held: [] };
     }
     if (c.amount !== undefined || c.currency !== undefined) throw new AppError('invalid_body', 'Send amount and currency, or items, not both.');
     const grid = d.commerce ? await products(d.commerce.links, who.merchant, who.mode) : [];
     const cart = priceCart(grid, c.items);
     const description = (note ? `${cart.description} · ${note}` : cart.description).slice(0, 500);
-    return { amount: cart.amount, currency: cart.currency, description, metadata: { source: POS_SOURCE, cart: c.items } };
+    return { create: { amount: cart.amount, currency: cart.currency, description, metadata: { source: POS_SOURCE, cart: c.items } }, held: cart.held };
   }
 
   app.post('/pos/api/charge', async (req, reply) => {
@@ -114,9 +116,16 @@ export default async function pointOfSale(app: FastifyInstance, opts: { deps: Ga
     const [m, payout] = await Promise.all([svc.accounts.profile(who.merchant), svc.payout.get(who.merchant, who.mode)]);
     if (!m || m.status !== 'active') throw new AppError('forbidden', 'This account is suspended.');
     if (!payout.address) throw new AppError('payout_address_required');
-    const prepared = await prepareCreate(d, await saleOf(who, c));
+    const sale = await saleOf(who, c);
+    const prepared = await prepareCreate(d, sale.create);
     const id = keyedId('pay_', d.pepper, ['pos', who.merchant, who.mode, c.sale_id]);
     const at = now();
+    if (sale.held.length > 0) {
+      // Units first: a sale whose unit is gone is refused before any intent exists. Should the
+      // intent's write fail after this, a retry of the sale finds these same holds.
+      const holds = await takeHolds(d, { merchant: who.merchant, mode: who.mode, saleId: c.sale_id, intentId: id, at }, sale.held);
+      prepared.input.metadata = { ...prepared.input.metadata, holds };
+    }
     const owner = { merchant: who.merchant, mode: who.mode, payoutAddress: payout.address, successUrl: null, cancelUrl: null };
     const r = await d.host.apply({ kind: 'payment_intent', id, merchant: who.merchant, mode: who.mode }, intentCreateEvent(d, id, owner, prepared, at));
     const view = toCheckoutPage(r.snapshot.context as PaymentIntentContext, r.status, { version: r.version, merchantName: m.name, now: at });

@@ -13,26 +13,36 @@ import type { WebhookFact } from '../webhooks/intake.ts';
 
 const HOLD_ID = /^hold_[a-z2-7]{24}$/;
 
-/** The hold event an intent fact means, or null for facts a hold does not care about. */
-export function holdEventOf(fact: WebhookFact): { holdId: string; event: Record<string, unknown> & { type: string; id: string; at: number } } | null {
-  if (fact.kind !== 'payment_intent') return null;
+/**
+ * The hold events an intent fact means, one per hold the intent names (`hold` from a Pay page,
+ * `holds` from a till's cart with limited products), or none for facts a hold does not care about.
+ */
+export function holdEventsOf(fact: WebhookFact): Array<{ holdId: string; event: Record<string, unknown> & { type: string; id: string; at: number } }> {
+  if (fact.kind !== 'payment_intent') return [];
   const data = fact.event.data;
   const meta = data.metadata as Record<string, unknown> | undefined;
-  const holdId = meta?.hold;
-  if (typeof holdId !== 'string' || !HOLD_ID.test(holdId)) return null;
+  const named = [meta?.hold, ...(Array.isArray(meta?.holds) ? (meta.holds as unknown[]) : [])];
+  const holds = named.filter((h): h is string => typeof h === 'string' && HOLD_ID.test(h));
+  if (holds.length === 0) return [];
   const base = { id: `intent:${fact.event.id}`, at: fact.event.created * 1000 };
+  let event: Record<string, unknown> & { type: string; id: string; at: number };
   switch (fact.event.type) {
     case 'payment.confirmed':
-      return { holdId, event: { type: 'intent.paid', ...base } };
+      event = { type: 'intent.paid', ...base };
+      break;
     case 'payment.expired':
-      return { holdId, event: { type: 'intent.ended', ...base, reason: data.reason === 'canceled' ? 'canceled' : 'expired' } };
+      event = { type: 'intent.ended', ...base, reason: data.reason === 'canceled' ? 'canceled' : 'expired' };
+      break;
     case 'payment.failed':
-      return { holdId, event: { type: 'intent.ended', ...base, reason: 'failed' } };
+      event = { type: 'intent.ended', ...base, reason: 'failed' };
+      break;
     case 'payment.underpaid':
-      return { holdId, event: { type: 'intent.ended', ...base, reason: 'underpaid' } };
+      event = { type: 'intent.ended', ...base, reason: 'underpaid' };
+      break;
     default:
-      return null;
+      return [];
   }
+  return [...new Set(holds)].map((holdId) => ({ holdId, event }));
 }
 
 export interface HoldFollowerOptions {
@@ -47,19 +57,16 @@ export async function startHoldFollower(
   opts: HoldFollowerOptions = {},
 ): Promise<Subscription> {
   const handle = async (msg: BusMessage) => {
-    const found = holdEventOf(msg.data as WebhookFact);
-    if (!found) return msg.ack();
-    try {
-      await host.applyInOrder({ kind: 'link_hold', id: found.holdId }, found.event);
-      msg.ack();
-    } catch (thrown) {
-      const err = ensureError(thrown);
-      // Retryable includes an unknown hold: it is created from its link's outbox, so a fact
-      // may arrive before it exists.
-      const delay = isRetryable(err) ? redeliveryDelayMs(msg.deliveries) : null;
-      if (delay !== null) msg.nak(delay);
-      else msg.ack();
-    }
+    const found = holdEventsOf(msg.data as WebhookFact);
+    // Every hold of the fact is told before the ack; a redelivery repeats them all, and each
+    // hold's dedupe drops what it already applied.
+    const failed = (await Promise.allSettled(found.map((f) => host.applyInOrder({ kind: 'link_hold', id: f.holdId }, f.event))))
+      .flatMap((r) => (r.status === 'rejected' ? [ensureError(r.reason)] : []));
+    // Retryable includes an unknown hold: it is created from its link's outbox, so a fact may
+    // arrive before it exists.
+    const delay = failed.some((err) => isRetryable(err)) ? redeliveryDelayMs(msg.deliveries) : null;
+    if (delay !== null) msg.nak(delay);
+    else msg.ack();
   };
   return bus.consume({
     durable: opts.durable ?? 'link-holds',

@@ -135,7 +135,7 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
     expect((await ca.req('GET', '/pos/api/sales?since=yesterday')).status).toBe(400);
   });
 
-  it('DESIGN §7: the product grid is the mode\'s active fixed-price unlimited links; a cart is priced from the links, never from the browser', async () => {
+  it('DESIGN §7: the product grid is the mode\'s active fixed-price links (limited ones with their units left); a cart is priced from the links, never from the browser', async () => {
     const link = async (key: string, body: Record<string, unknown>) => {
       const r = await fetch(`${h.svc}/api/v1/payment-links`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(r.status).toBe(201);
@@ -150,8 +150,10 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
     const old = await link(test, { slug: 'old', title: 'Old', amount: '1' });
     await fetch(`${h.svc}/api/v1/payment-links/${old}/deactivate`, { method: 'POST', headers: { authorization: `Bearer ${test}` } });
     await link(a.keys.live.secret, { slug: 'live-only', title: 'Live only', amount: '1' });
-    const grid = (await ca.req('GET', '/pos/api/products')).json.data as Array<{ link: string; title: string; amount: string; currency: string }>;
-    expect(grid.map((p) => p.link).sort()).toEqual([coffee, cake, usd].sort());
+    const grid = (await ca.req('GET', '/pos/api/products')).json.data as Array<{ link: string; title: string; amount: string; currency: string; units_left: number | null }>;
+    expect(grid.map((p) => p.link).sort()).toEqual([coffee, cake, usd, mug].sort());
+    expect(grid.find((p) => p.link === mug)?.units_left).toBe(3);
+    expect(grid.find((p) => p.link === coffee)?.units_left).toBeNull();
     const r = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items: [{ link: coffee, quantity: 2 }, { link: cake, quantity: 1 }], note: 'to go' });
     expect(r.status).toBe(201);
     const co = r.json.checkout as Checkout;
@@ -160,8 +162,8 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
     const api = (await (await fetch(`${h.svc}/api/v1/payment-intents/${co.intent.id}`, { headers: { authorization: `Bearer ${test}` } })).json()) as { metadata: unknown };
     expect(api.metadata).toEqual({ source: 'pos', cart: [{ link: coffee, quantity: 2 }, { link: cake, quantity: 1 }] });
     for (const [items, extra] of [
-      [[{ link: mug, quantity: 1 }], {}],
       [[{ link: tip, quantity: 1 }], {}],
+      [[{ link: mug, quantity: 21 }], {}],
       [[{ link: old, quantity: 1 }], {}],
       [[{ link: coffee, quantity: 1 }, { link: usd, quantity: 1 }], {}],
       [[{ link: coffee, quantity: 1 }], { amount: '1', currency: 'ANM' }],
@@ -171,5 +173,61 @@ describe('point of sale (DESIGN §7 "Point of sale")', () => {
       const bad = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items, ...extra });
       expect(bad.json.error?.code, JSON.stringify(items)).toBe('invalid_body');
     }
+  });
+
+  it('ADR 0048: a cart takes a hold per unit of a limited product, as the Pay page does: the link counts them, the last unit goes to one sale, a refused sale hands its units back, and the holds follow the payment', { timeout: 60_000 }, async () => {
+    const test = a.keys.test.secret;
+    const mk = async (body: Record<string, unknown>) => {
+      const r = await fetch(`${h.svc}/api/v1/payment-links`, { method: 'POST', headers: { authorization: `Bearer ${test}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(r.status).toBe(201);
+      return ((await r.json()) as { id: string }).id;
+    };
+    const counts = async (id: string) =>
+      (await (await fetch(`${h.svc}/api/v1/payment-links/${id}`, { headers: { authorization: `Bearer ${test}` } })).json()) as { units_held: number; units_sold: number };
+    const left = async (id: string) => ((await ca.req('GET', '/pos/api/products')).json.data as Array<{ link: string; units_left: number | null }>).find((p) => p.link === id)?.units_left;
+    const scarf = await mk({ slug: 'scarf', title: 'Scarf', amount: '5', units_total: 2 });
+    const hat = await mk({ slug: 'hat', title: 'Hat', amount: '7', units_total: 1 });
+    const pin = await mk({ slug: 'pin', title: 'Pin', amount: '1', units_total: 3 });
+    const tea = await mk({ slug: 'tea', title: 'Tea', amount: '2' });
+
+    const first = sale();
+    const one = await ca.req('POST', '/pos/api/charge', { sale_id: first, items: [{ link: scarf, quantity: 1 }, { link: tea, quantity: 1 }] });
+    expect(one.status).toBe(201);
+    const co = one.json.checkout as Checkout;
+    expect(co.intent.anm_amount).toBe('7000000000');
+    expect(await counts(scarf)).toMatchObject({ units_held: 1, units_sold: 0 });
+    expect(await left(scarf)).toBe(1);
+    const meta = ((await (await fetch(`${h.svc}/api/v1/payment-intents/${co.intent.id}`, { headers: { authorization: `Bearer ${test}` } })).json()) as { metadata: { holds: string[] } }).metadata;
+    expect(meta.holds).toHaveLength(1);
+    // The same sale again (a second tap, a retry): the same intent and the same hold, no second unit.
+    const again = await ca.req('POST', '/pos/api/charge', { sale_id: first, items: [{ link: scarf, quantity: 1 }, { link: tea, quantity: 1 }] });
+    expect(again.status).toBe(200);
+    expect((again.json.checkout as Checkout).intent.id).toBe(co.intent.id);
+    expect(await counts(scarf)).toMatchObject({ units_held: 1 });
+
+    // The last scarf and the only hat go to one sale; the next buyer of the hat is refused.
+    expect((await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items: [{ link: scarf, quantity: 1 }, { link: hat, quantity: 1 }] })).status).toBe(201);
+    expect(await left(scarf)).toBe(0);
+    const gone = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items: [{ link: hat, quantity: 1 }] });
+    expect(gone.status).toBe(409);
+    expect(gone.json.error).toMatchObject({ code: 'sold_out' });
+    expect(gone.json.error?.message).toContain('Hat');
+
+    // Two pins are taken before the hat is found gone: the sale is refused and the pins come back.
+    const before = ((await ca.req('GET', '/pos/api/sales')).json.totals as { count: number }).count;
+    const partial = await ca.req('POST', '/pos/api/charge', { sale_id: sale(), items: [{ link: pin, quantity: 2 }, { link: hat, quantity: 1 }] });
+    expect(partial.json.error?.code).toBe('sold_out');
+    await waitFor(async () => (await counts(pin)).units_held === 0, 20_000, 'pins handed back');
+    expect(await left(pin)).toBe(3);
+    expect(((await ca.req('GET', '/pos/api/sales')).json.totals as { count: number }).count).toBe(before);
+
+    // The first sale is paid: its hold is consumed, the scarf is sold (the other stays held).
+    const wallet = path.join(h.dataDir, 'cart-payer.json');
+    const w = await h.cli(['wallet', 'create', '--out', wallet]);
+    await h.cli(['wallet', 'fund', String(w.address), '100000000000']);
+    await h.cli(['wallet', 'pay', co.intent.id, '--wallet', wallet]);
+    await h.cli(['devnet', 'mine', '12']);
+    await waitFor(async () => (await counts(scarf)).units_sold === 1, 20_000, 'scarf sold');
+    expect(await counts(scarf)).toMatchObject({ units_held: 1, units_sold: 1 });
   });
 });
