@@ -3,7 +3,8 @@
  * whole service started in-process: log in, open /pos, key an amount in on the keypad with a
  * note carrying markup, charge, see the checkout's QR code and live status, the CLI pays, the
  * till shows PAID and "New sale", today's totals count it. A USD sale is quoted from the rate
- * source. Checked with axe-core; shot on a tablet (full screen), a desktop and a phone into
+ * source. Limited products show their units left; one sold elsewhere while it sits in the cart
+ * is refused with a message and greys out. Checked with axe-core; shot on a tablet (full screen), a desktop and a phone into
  * test-artifacts/pos/.
  */
 import { mkdir } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
-import { startDashHarness, type DashHarness } from '../dashboard/harness.ts';
+import { dashClient, startDashHarness, type DashHarness } from '../dashboard/harness.ts';
 import { axe } from './axe.ts';
 import { CHROMIUM, skipBrowser } from './harness.ts';
 
@@ -137,6 +138,51 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
     const intent = await page.evaluate(() => document.querySelector('anm-pos')!.shadowRoot!.querySelector('anm-checkout')!.data!.intent);
     expect(intent.anm_amount).toBe('5500000000');
     expect(intent.description).toBe('1 × Latte, 1 × Bagel');
+    await tablet.close();
+  });
+
+  it('tablet: limited products show units left; one sold at another till while in the cart is refused with a message and greys out; another is held for the sale', { timeout: 90_000 }, async () => {
+    const ids: Record<string, string> = {};
+    for (const [slug, title, units] of [
+      ['candle', 'Candle', 1],
+      ['soap', 'Soap', 2],
+    ] as const) {
+      const r = await fetch(`${h.svc}/api/v1/payment-links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${m.keys.test.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug, title, amount: '4', units_total: units }),
+      });
+      expect(r.status).toBe(201);
+      ids[slug] = ((await r.json()) as { id: string }).id;
+    }
+    const tablet = await browser.newContext({ viewport: { width: 1024, height: 768 }, hasTouch: true, bypassCSP: true });
+    const page = await openTill(tablet);
+    const grid = page.getByRole('group', { name: 'Products' });
+    const candle = grid.getByRole('button', { name: /Candle/ });
+    await expect(candle.textContent()).resolves.toContain('1 left');
+    await candle.click();
+    // The only candle is in this cart: no second one.
+    await expect(candle.isDisabled()).resolves.toBe(true);
+    // Another till sells it meanwhile.
+    const other = dashClient(h.svc);
+    await other.login(m.dashboard.email, m.dashboard.password);
+    expect((await other.req('POST', '/pos/api/charge', { sale_id: 'sale_other_till_1', items: [{ link: ids.candle, quantity: 1 }] })).status).toBe(201);
+    await page.getByRole('button', { name: 'Charge' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Candle: none is left' }).waitFor();
+    await grid.getByRole('button', { name: /Candle/ }).filter({ hasText: 'Sold out' }).waitFor();
+    await expect(candle.isDisabled()).resolves.toBe(true);
+    expect(await axe(page)).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-05-sold-out.png'), fullPage: true });
+    await page.getByRole('button', { name: 'One less Candle' }).click();
+    await grid.getByRole('button', { name: /Soap/ }).click();
+    await page.getByRole('button', { name: 'Charge' }).click();
+    await page.locator('anm-checkout anm-qr').waitFor();
+    const intent = await page.evaluate(() => document.querySelector('anm-pos')!.shadowRoot!.querySelector('anm-checkout')!.data!.intent);
+    expect(intent.description).toBe('1 × Soap');
+    const link = (await (await fetch(`${h.svc}/api/v1/payment-links/${ids.soap}`, { headers: { authorization: `Bearer ${m.keys.test.secret}` } })).json()) as { units_held: number };
+    expect(link.units_held).toBe(1);
+    await page.getByRole('button', { name: 'Start another sale' }).click();
+    await grid.getByRole('button', { name: /Soap/ }).filter({ hasText: '1 left' }).waitFor();
     await tablet.close();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * `<anm-pos>`: the till. A keypad for the amount (ANM, or a fiat currency the rate source
- * quotes) or a cart from the product grid (the merchant's fixed-price payment links), an
- * optional note, "Charge"; then the checkout's own element shows the QR code and
+ * quotes) or a cart from the product grid (the merchant's fixed-price payment links, limited
+ * ones with their units left and greyed out when none is), an optional note, "Charge"; then the checkout's own element shows the QR code and
  * follows the payment live until PAID (a big confirmation and "New sale") or until it ends
  * otherwise. Below, the day's sales and totals. Local state in an @xstate/store (till-store);
  * what a payment is, only the server says.
@@ -11,8 +11,9 @@ import { StoreController } from '../controllers/store-controller.ts';
 import '../elements/anm-checkout.ts';
 import { tokens } from '../elements/tokens.ts';
 import type { CheckoutPageData, StatusChangeDetail } from '../types.ts';
+import { ApiError } from '../shared/json-client.ts';
 import { api, type PosPageData, type SalesDay } from './api.ts';
-import { cartTotal, chargeable, createTill, type Product, type TillStore } from './till-store.ts';
+import { cartTotal, chargeable, createTill, roomFor, type Product, type TillStore } from './till-store.ts';
 
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '0', '<'];
 const ENDED = new Set(['EXPIRED', 'FAILED']);
@@ -69,10 +70,16 @@ export class AnmPos extends LitElement {
       this.till = createTill(this.data.currencies[0] ?? 'ANM');
       this.local = new StoreController(this, this.till);
       void this.loadSales();
-      void api<{ data: Product[] }>('products').then(
-        (r) => (this.products = r.data),
-        () => undefined,
-      );
+      void this.loadProducts();
+    }
+  }
+
+  /** Read again after each sale and refusal: units left move with every till and Pay page. */
+  private async loadProducts(): Promise<void> {
+    try {
+      this.products = (await api<{ data: Product[] }>('products')).data;
+    } catch {
+      // The grid is a convenience; the keypad works without it.
     }
   }
 
@@ -97,8 +104,13 @@ export class AnmPos extends LitElement {
       this.status = r.checkout.status.status;
       t.trigger.charged({ checkout: r.checkout });
       void this.loadSales();
+      void this.loadProducts();
     } catch (err) {
-      t.trigger.failed({ message: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof ApiError && err.code === 'sold_out') {
+        t.trigger.refused({ message });
+        void this.loadProducts();
+      } else t.trigger.failed({ message });
     }
   }
 
@@ -111,6 +123,7 @@ export class AnmPos extends LitElement {
   private newSale(): void {
     this.status = '';
     this.till!.trigger.newSale();
+    void this.loadProducts();
   }
 
   override render() {
@@ -169,14 +182,18 @@ export class AnmPos extends LitElement {
 
   private grid() {
     if (!this.products.length) return nothing;
-    const cartCurrency = this.local!.value.context.cart[0]?.product.currency;
+    const cart = this.local!.value.context.cart;
+    const cartCurrency = cart[0]?.product.currency;
     return html`<h2 id="products">Products</h2>
       <div class="grid" role="group" aria-labelledby="products">
-        ${this.products.map(
-          (p) => html`<button type="button" ?disabled=${cartCurrency !== undefined && cartCurrency !== p.currency} @click=${() => this.till!.trigger.add({ product: p })}>
+        ${this.products.map((p) => {
+          const limited = p.units_left !== null && p.units_left !== undefined;
+          const off = (cartCurrency !== undefined && cartCurrency !== p.currency) || roomFor(cart, p) < 1;
+          return html`<button type="button" ?disabled=${off} @click=${() => this.till!.trigger.add({ product: p })}>
             ${p.title}<br />${p.amount} ${p.currency}
-          </button>`,
-        )}
+            ${limited ? html`<br /><small data-testid="units-left">${p.units_left === 0 ? 'Sold out' : `${p.units_left} left`}</small>` : nothing}
+          </button>`;
+        })}
       </div>`;
   }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { added, cartTotal, chargeable, createTill, decimalsOf, keyed, removed } from './till-store.ts';
+import { added, cartTotal, chargeable, createTill, decimalsOf, keyed, removed, roomFor } from './till-store.ts';
 
 const press = (keys: string, currency = 'ANM') => [...keys].reduce((e, k) => keyed(e, k, currency), '');
 
@@ -59,5 +59,25 @@ describe('till keypad', () => {
     expect(cart.map((l) => l.product.link)).toEqual(['plink_b']);
     expect(cartTotal(removed(cart, 'plink_b'))).toBeNull();
     expect(cartTotal(added(added([], card), card))).toEqual({ amount: '6', currency: 'USD' });
+  });
+
+  it('a limited product goes into the cart only while units are left; a sold-out refusal keeps the cart under a new sale id', () => {
+    const mug = { link: 'plink_m', title: 'Mug', amount: '10', currency: 'ANM', units_left: 2 };
+    const gone = { link: 'plink_g', title: 'Gone', amount: '1', currency: 'ANM', units_left: 0 };
+    const cart = added(added(added([], mug), mug), mug);
+    expect(cart).toEqual([{ product: mug, quantity: 2 }]);
+    expect(roomFor(cart, mug)).toBe(0);
+    expect(added(cart, gone)).toEqual(cart);
+    expect(roomFor([], { ...mug, units_left: null })).toBe(Infinity);
+    const t = createTill('ANM');
+    t.trigger.add({ product: mug });
+    const first = t.getSnapshot().context.saleId;
+    t.trigger.charging();
+    t.trigger.refused({ message: 'Mug: none is left' });
+    const c = t.getSnapshot().context;
+    expect(c.saleId).not.toBe(first);
+    expect(c.cart).toHaveLength(1);
+    expect(c.error).toBe('Mug: none is left');
+    expect(c.screen).toBe('keypad');
   });
 });

@@ -2,7 +2,8 @@
  * Page-local state of the point of sale (nothing the server decides): the amount being keyed
  * in, its currency and note, and which screen shows. A sale gets its own id when the keypad
  * opens, so a second tap on "Charge" (or a retry after a network error) charges the same
- * intent instead of a second one.
+ * intent instead of a second one. A sale the server refused because a unit is gone
+ * (`sold_out`) made nothing, so the next Charge is a new sale with a new id.
  */
 import { createStore } from '@xstate/store';
 import type { CheckoutPageData } from '../types.ts';
@@ -15,6 +16,8 @@ export interface Product {
   title: string;
   amount: string;
   currency: string;
+  /** Units neither sold nor held when the grid was read; null or absent: no unit limit. */
+  units_left?: number | null;
 }
 
 export interface CartLine {
@@ -69,9 +72,16 @@ export function cartTotal(cart: readonly CartLine[]): { amount: string; currency
   return { amount: `${s.slice(0, -d)}.${s.slice(-d)}`.replace(/\.?0+$/, ''), currency: first.product.currency };
 }
 
-/** The cart with one more of `p`; a product in another currency than the cart's is not added. */
+/** How many more of `p` the cart may take: its units left less those already in the cart (Infinity: no limit). */
+export function roomFor(cart: readonly CartLine[], p: Product): number {
+  const inCart = cart.find((l) => l.product.link === p.link)?.quantity ?? 0;
+  return p.units_left === null || p.units_left === undefined ? Infinity : Math.max(0, p.units_left - inCart);
+}
+
+/** The cart with one more of `p`; a product in another currency than the cart's, or with no unit left, is not added. */
 export function added(cart: readonly CartLine[], p: Product): CartLine[] {
   if (cart[0] && cart[0].product.currency !== p.currency) return [...cart];
+  if (roomFor(cart, p) < 1) return [...cart];
   const has = cart.some((l) => l.product.link === p.link);
   return has ? cart.map((l) => (l.product.link === p.link ? { ...l, quantity: Math.min(999, l.quantity + 1) } : l)) : [...cart, { product: p, quantity: 1 }];
 }
@@ -96,6 +106,8 @@ export function createTill(currency: string) {
       charging: (ctx) => ({ ...ctx, screen: 'charging' as const, error: '' }),
       charged: (ctx, e: { checkout: CheckoutPageData }) => ({ ...ctx, screen: 'sale' as const, checkout: e.checkout }),
       failed: (ctx, e: { message: string }) => ({ ...ctx, screen: 'keypad' as const, error: e.message }),
+      // Nothing was charged: the cart stays for the cashier to fix, under a new sale id.
+      refused: (ctx, e: { message: string }) => ({ ...ctx, screen: 'keypad' as const, error: e.message, saleId: newSaleId() }),
       newSale: (ctx) => ({ ...ctx, screen: 'keypad' as const, entry: '', cart: [], note: '', saleId: newSaleId(), checkout: null, error: '' }),
     },
   });
