@@ -31,7 +31,7 @@ export interface GatewayDeps {
   intents: IntentReads;
   checkout: CheckoutReads;
   /** The engine's snapshot feed (one bus subscription per process); without it `/c/{id}/events` is not served. */
-  feed?: Pick<SnapshotFeed, 'subscribe'> & Partial<Pick<SnapshotFeed, 'ready'>>;
+  feed?: Pick<SnapshotFeed, 'subscribe'> & Partial<Pick<SnapshotFeed, 'ready' | 'subscribeOwner'>>;
   /** Checkout event-stream tuning (tests shorten the heartbeat). */
   checkoutStreams?: { heartbeatMs?: number; maxStreams?: number; maxPerIp?: number };
   merchants: Merchants;

@@ -42,5 +42,5 @@ export default async function dashboard(app: FastifyInstance, opts: { deps: Gate
   settingsRoutes(app, x);
   refundRoutes(app, x, streams);
   linkRoutes(app, x);
-  invoiceRoutes(app, x);
+  invoiceRoutes(app, x, streams);
 }

@@ -71,4 +71,27 @@ describe('SnapshotFeed holds its bus subscription only while someone listens', (
     await feed.stop();
     await bus.close();
   });
+
+  it('an owner listener gets every actor of its kind, merchant and mode, and no other', async () => {
+    const bus = new MemoryBus();
+    const feed = new SnapshotFeed(bus);
+    feed.start();
+    const got: string[] = [];
+    const off = feed.subscribeOwner({ kind: 'invoice', merchant: 'm', mode: 'test' }, (i) => got.push(`${i.id}@${i.version}`));
+    await feed.ready();
+    const inv = (id: string, version: number, over: Partial<SnapshotFeedItem> = {}): SnapshotFeedItem => ({ ...item(id, version), kind: 'invoice', ...over });
+    bus.emit('snap.invoice.inv_1', inv('inv_1', 1));
+    bus.emit('snap.invoice.inv_2', inv('inv_2', 1));
+    bus.emit('snap.invoice.inv_3', inv('inv_3', 1, { mode: 'live' }));
+    bus.emit('snap.invoice.inv_4', inv('inv_4', 1, { merchant: 'other' }));
+    bus.emit('snap.payment_intent.pay_1', item('pay_1', 1));
+    expect(got).toEqual(['inv_1@1', 'inv_2@1']);
+    expect(feed.listenerCount()).toBe(1);
+    off();
+    expect(feed.listenerCount()).toBe(0);
+    bus.emit('snap.invoice.inv_1', inv('inv_1', 2));
+    expect(got).toHaveLength(2);
+    await feed.stop();
+    await bus.close();
+  });
 });

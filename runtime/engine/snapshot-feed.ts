@@ -3,6 +3,8 @@ import type { SnapshotFeedItem } from './actor-types.ts';
 
 type Listener = (item: SnapshotFeedItem) => void;
 
+const ownerKey = (kind: string, merchant: string, mode: string): string => `${kind} ${merchant} ${mode}`;
+
 /** How long the bus subscription outlives the last listener (streams come and go). */
 const LINGER_MS = 30_000;
 
@@ -15,6 +17,7 @@ const LINGER_MS = 30_000;
  */
 export class SnapshotFeed {
   private readonly byActor = new Map<string, Set<Listener>>();
+  private readonly byOwner = new Map<string, Set<Listener>>();
   private readonly all = new Set<Listener>();
   private sub: Subscription | undefined;
   private started = false;
@@ -40,6 +43,23 @@ export class SnapshotFeed {
     };
   }
 
+  /**
+   * Listen to every actor of one kind, merchant and mode (a dashboard list that follows its
+   * rows, including ones created after it opened); returns the unsubscribe function.
+   */
+  subscribeOwner(owner: { kind: string; merchant: string; mode: string }, fn: Listener): () => void {
+    const key = ownerKey(owner.kind, owner.merchant, owner.mode);
+    let set = this.byOwner.get(key);
+    if (!set) this.byOwner.set(key, (set = new Set()));
+    set.add(fn);
+    this.ensureSub();
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.byOwner.delete(key);
+      this.maybeLinger();
+    };
+  }
+
   /** Listen to every actor (visualizer). */
   subscribeAll(fn: Listener): () => void {
     this.all.add(fn);
@@ -61,6 +81,7 @@ export class SnapshotFeed {
   listenerCount(): number {
     let n = this.all.size;
     for (const s of this.byActor.values()) n += s.size;
+    for (const s of this.byOwner.values()) n += s.size;
     return n;
   }
 
@@ -79,6 +100,9 @@ export class SnapshotFeed {
     this.sub = this.bus.listen('snap.>', (_subject, data) => {
       const item = data as SnapshotFeedItem;
       for (const l of this.byActor.get(item.id) ?? []) l(item);
+      if (this.byOwner.size > 0 && item.merchant !== null && item.mode !== null) {
+        for (const l of this.byOwner.get(ownerKey(item.kind, item.merchant, item.mode)) ?? []) l(item);
+      }
       for (const l of this.all) l(item);
     });
   }

@@ -11,6 +11,8 @@ export interface IntentRow {
   id: string;
   state: string;
   snapshot: PersistedSnapshot;
+  /** The actor's version (lists only): a page that also follows the feed keeps the newer. */
+  version?: number;
   merchant: string | null;
   mode: Mode | null;
 }
@@ -74,7 +76,7 @@ export class IntentReads {
     }
     const limit = params.push(q.limit + 1);
     const { rows } = await this.db.query<IntentRow>(
-      `SELECT id, state, snapshot, merchant, mode FROM actors WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${limit}`,
+      `SELECT id, state, snapshot, merchant, mode, version FROM actors WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${limit}`,
       params,
     );
     return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };

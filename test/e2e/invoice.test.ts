@@ -6,7 +6,8 @@
  * on the devnet, and then: the invoice PAID, exactly one `invoice.paid` delivery that verifies
  * with the independent verifier, a paid or voided invoice refusing to start a payment, an
  * unknown token a 404 page, and a reorg of the payment returning the invoice to OPEN without a
- * second `invoice.paid` fact when the same payment settles again.
+ * second `invoice.paid` fact when the same payment settles again. The dashboard's invoices
+ * page follows its invoices live: one created and paid while it is open shows PAID, no reload.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -211,4 +212,33 @@ describe.skipIf(skipBrowser)('invoices end to end (issue 23)', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'invoice-dashboard-phone.png'), fullPage: true });
     await ctx.close();
   }, 60_000);
+
+  it('the dashboard follows invoices live: one created over the API appears, and turns PAID when its payment confirms, without a reload', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/dashboard/login`);
+    await page.getByLabel('Email').fill(login.email);
+    await page.getByLabel('Password').fill(login.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Setup checklist' }).waitFor();
+    await page.goto(`${base}/dashboard/invoices`);
+    await page.getByTestId('live').waitFor();
+    // A reload would lose this mark.
+    await page.evaluate(() => ((window as unknown as { __same?: number }).__same = 1));
+
+    const inv = await openInvoice([{ description: 'Live consult', quantity: 1, unit_price: '1.5' }]);
+    const row = page.locator('tr', { hasText: inv.number as string });
+    await row.locator('.status', { hasText: 'OPEN' }).waitFor({ timeout: 15_000 });
+    const pay = await fetch(`${inv.hosted_url as string}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(pay.status).toBe(303);
+    const intentId = pay.headers.get('location')!.split('/').pop()!;
+    const wallet = await cli(['wallet', 'create']);
+    await cli(['wallet', 'fund', wallet.address as string, '10000000000']);
+    await cli(['wallet', 'pay', intentId, '--wallet', wallet.wallet as string]);
+    await mine(12);
+    await row.locator('.status', { hasText: 'PAID' }).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => (window as unknown as { __same?: number }).__same)).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'invoice-dashboard-live-paid.png'), fullPage: true });
+    await ctx.close();
+  }, 90_000);
 });

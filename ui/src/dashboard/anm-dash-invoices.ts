@@ -1,12 +1,13 @@
 /**
  * `<anm-dash-invoices>`: invoices of the mode (DESIGN §7). Create a draft (up to five line
  * items here; the API takes a hundred), finalize it to give it a number and its page, void
- * it or mark it uncollectible; the list shows each one's status, overdue flag and page.
+ * it or mark it uncollectible; the list shows each one's status, overdue flag and page, and
+ * follows the invoices live (a payment turns its invoice PAID while the page is open).
  * The server computes totals and statuses; this element only sends commands and shows them.
  */
 import { LitElement, html, nothing } from 'lit';
 import { api, field, when } from './api.ts';
-import { ResourceController } from './resource-controller.ts';
+import { InvoiceFeedController } from './invoice-feed-controller.ts';
 import { dashStyles } from './styles.ts';
 
 interface Invoice {
@@ -22,6 +23,7 @@ interface Invoice {
   hosted_url: string | null;
   payment_intent: string | null;
   created_at: string;
+  version: number;
 }
 
 const STATUSES = ['DRAFT', 'OPEN', 'PAID', 'VOID', 'UNCOLLECTIBLE'];
@@ -33,7 +35,11 @@ export class AnmDashInvoices extends LitElement {
 
   declare mode: string;
   private status = '';
-  private readonly list = new ResourceController(this, () => api<{ data: Invoice[] }>('invoices', { query: { limit: '100', ...(this.status ? { status: this.status } : {}) } }));
+  private readonly list = new InvoiceFeedController<Invoice>(
+    this,
+    () => api<{ data: Invoice[] }>('invoices', { query: { limit: '100', ...(this.status ? { status: this.status } : {}) } }),
+    (inv) => !this.status || inv.status === this.status,
+  );
 
   constructor() {
     super();
@@ -72,7 +78,7 @@ export class AnmDashInvoices extends LitElement {
   }
 
   override render() {
-    const rows = this.list.value?.data ?? null;
+    const rows = this.list.rows;
     return html`
       <h1>Invoices (${this.mode})</h1>
       ${this.list.error ? html`<p class="error" role="alert">${this.list.error}</p>` : nothing}
@@ -100,7 +106,7 @@ export class AnmDashInvoices extends LitElement {
         </form>
       </section>
       <section aria-labelledby="list">
-        <h2 id="list">Invoices</h2>
+        <h2 id="list">Invoices ${this.list.live ? html`<span class="muted" data-testid="live">(live)</span>` : nothing}</h2>
         <label for="status">Status</label>
         <select id="status" @change=${(e: Event) => this.filter(e)}>
           <option value="">Any</option>
