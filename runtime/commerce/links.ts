@@ -2,8 +2,9 @@
  * What the payment-link surfaces read (DESIGN §7 "Payment links"): a link's snapshot by id,
  * by its merchant's handle and slug, or by its short code, with what a public page needs of
  * its merchant (name, status, payout address and redirect URLs of the link's mode); a
- * merchant's links by page; a link's recent holds. Nothing here writes domain state, and no
- * unit is counted here: the counts are the link actor's.
+ * merchant's links by page; a link's recent holds. Nothing here writes domain state (a press
+ * of Pay writes only its rate bucket), and no unit is counted here: the counts are the link
+ * actor's.
  */
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
@@ -41,13 +42,19 @@ export interface HoldRow {
   snapshot: PersistedSnapshot;
 }
 
+const LINK_COLUMNS = `a.id, a.state, a.snapshot, p.merchant, p.mode, m.handle`;
+
+const PUBLIC_SQL = `SELECT ${LINK_COLUMNS}, m.name AS merchant_name, m.status AS merchant_status, pa.address AS payout_address, m.success_url, m.cancel_url
+  FROM payment_links p JOIN merchants m ON m.id = p.merchant JOIN actors a ON a.id = p.id
+  LEFT JOIN payout_addresses pa ON pa.merchant = p.merchant AND pa.mode = p.mode`;
+
 /**
  * The press's lookup and its token in one statement. The buyer's bucket (`pay:<link> <ip>`) is
  * a row of the shared `rate_buckets` (ADR 0004), so every gateway process on the database
  * counts the same presses; an inactive or unknown link takes no token. A refused press leaves
  * the bucket as refilled: hammering does not push a buyer further into debt.
  */
-const PRESS_SQL = (publicSql: string) => `WITH l AS (${publicSql} WHERE m.handle = $1 AND p.slug = $2),
+const PRESS_SQL = `WITH l AS (${PUBLIC_SQL} WHERE m.handle = $1 AND p.slug = $2),
   t AS (
     INSERT INTO rate_buckets AS b (bucket, tokens, taken, updated_at)
     SELECT 'pay:' || l.id || ' ' || $3::text, $4::float8 - 1, true, now() FROM l WHERE l.state = 'ACTIVE'
@@ -59,14 +66,6 @@ const PRESS_SQL = (publicSql: string) => `WITH l AS (${publicSql} WHERE m.handle
       updated_at = greatest(b.updated_at, now())
     RETURNING b.taken, b.tokens)
   SELECT l.*, t.taken AS pay_ok, t.tokens AS pay_tokens FROM l LEFT JOIN t ON true`;
-
-const LINK_COLUMNS = `a.id, a.state, a.snapshot, p.merchant, p.mode, m.handle`;
-
-const PUBLIC_SQL = `SELECT ${LINK_COLUMNS}, m.name AS merchant_name, m.status AS merchant_status, pa.address AS payout_address, m.success_url, m.cancel_url
-  FROM payment_links p JOIN merchants m ON m.id = p.merchant JOIN actors a ON a.id = p.id
-  LEFT JOIN payout_addresses pa ON pa.merchant = p.merchant AND pa.mode = p.mode`;
-
-const PRESS_STATEMENT = PRESS_SQL(PUBLIC_SQL);
 
 export class LinkReads {
   constructor(private readonly db: Db) {}
@@ -88,7 +87,7 @@ export class LinkReads {
    * token from the buyer's bucket for it, `perMinute` a minute with as much burst.
    */
   async press(handle: string, slug: string, ip: string, perMinute: number): Promise<PayPress | null> {
-    const r = await this.db.query<PublicLink & { pay_ok: boolean | null; pay_tokens: number | null }>(PRESS_STATEMENT, [handle, slug, ip, perMinute, perMinute / 60]);
+    const r = await this.db.query<PublicLink & { pay_ok: boolean | null; pay_tokens: number | null }>(PRESS_SQL, [handle, slug, ip, perMinute, perMinute / 60]);
     const row = r.rows[0];
     if (!row) return null;
     const { pay_ok, pay_tokens, ...link } = row;
