@@ -3,7 +3,8 @@
  * actor version) merged with `/dashboard/api/invoices/events` (every invoice of the mode from
  * the server's snapshot feed; the browser does not poll). Each invoice shows whichever of the
  * two is newer, so a list read that races an update never takes the page back. The list is
- * read again each time the stream (re)connects, which covers what passed while it was down.
+ * read each time the stream (re)connects, which covers what passed while it was down, and
+ * once anyway when the stream cannot open, so the page still shows its invoices.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { errorText } from './api.ts';
@@ -47,7 +48,8 @@ export class InvoiceFeedController<V extends Versioned> implements ReactiveContr
   hostConnected(): void {
     const s = liveSource('/dashboard/api/invoices/events', this.host, (live) => {
       this.live = live;
-      if (live) void this.reload();
+      // Read once listening (nothing missed in between); without a stream, read all the same.
+      if (live || this.rows === null) void this.reload();
     });
     this.source = s;
     s.addEventListener('invoice', (e: MessageEvent<string>) => {
