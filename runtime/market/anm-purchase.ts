@@ -6,10 +6,12 @@
  * leg with it). The fee transfer is submitted only once the purchase holds the seller leg as
  * settled (`required_confirmations` deep, from the indexer's signals).
  */
+import { decodeSignedTx } from '../../machines/chain/index.ts';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { VerifiedLeg } from '../../machines/purchase/events.ts';
 import type { PurchaseChainEvent } from '../../machines/purchase/chain-events.ts';
 import { MARKET_LANES } from '../../machines/money/market.ts';
+import type { NonceToHold } from './anm-nonce-holds.ts';
 import { MarketRefusal } from './errors.ts';
 import { legReference, type CheckedTransfer } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
@@ -71,6 +73,16 @@ export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { 
   // An ANM transfer has no expiry of its own: the window is the payload's bound or the quote's timeout.
   const window = seller.validBefore ?? lane.nowS() + DEFAULT_TIMEOUT_S;
   return { seller: asLeg(seller, ctx, 'seller', window), fee: asLeg(fee, ctx, 'fee', Math.max(window, fee.validBefore ?? window)) };
+}
+
+/**
+ * Both transfers' account nonces, to be held for the purchase until it ends (ADR 0043): the fee
+ * transfer waits for the seller's to settle, and no other transfer the marketplace takes may
+ * carry its nonce meanwhile.
+ */
+export function anmNonces(legs: { seller: VerifiedLeg; fee: VerifiedLeg }): NonceToHold[] {
+  const of = (leg: VerifiedLeg, name: LegName): NonceToHold => ({ payer: leg.payer, nonce: decodeSignedTx(String(leg.payload.transaction)).nonce, leg: name, hash: leg.nonce });
+  return [of(legs.seller, 'seller'), of(legs.fee, 'fee')];
 }
 
 /** Submits the fee transfer; only called once the purchase holds the seller leg as settled. */

@@ -96,13 +96,12 @@ export class Executions {
     const refused = await checkTarget(listing.endpoint, this.deps.forward);
     if (refused) throw new MarketRefusal('seller_unreachable', refused);
 
-    // ANM: the forwarded seller transfer is bound too, so it cannot back another execution.
-    if (seller) await purchases.bind('ANM', input.intentId, seller, 'seller');
-    await purchases.bind(p.ctx.asset, input.intentId, fee, 'fee');
-    const target = { kind: PURCHASE_KIND, id: input.intentId };
+    // Recorded with both transfers bound to this intent and, on ANM, their nonces held (ADR 0043):
+    // the fee transfer waits for the seller's, and the forwarded seller transfer backs one execution only.
     // One event id per intent: a second execution is a duplicate, whatever its fee leg.
     const execute = { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline, ...(seller?.tx_hash && { seller_tx: seller.tx_hash }) } satisfies PurchaseEvent;
-    const started = await this.deps.host.apply(target, execute);
+    const started = await purchases.recordLegs(p.ctx, execute, { seller, fee });
+    const target = { kind: PURCHASE_KIND, id: input.intentId };
     if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
       if (started.status === 'QUOTED' || started.status === 'EXPIRED') throw new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.');
       throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');

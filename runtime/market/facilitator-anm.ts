@@ -3,10 +3,13 @@
  * signed transfer against the requirements and the node; settle submits it and waits for its
  * receipt (the x402 meaning of settled: the transfer is in a block). Idempotent per transfer:
  * settling one the node already has answers its hash and its receipt, never a second transfer.
+ * A transfer at a nonce held by an open marketplace purchase (ADR 0043) is refused unless it is
+ * the transfer that purchase recorded.
  */
 import { MARKET_LANES } from '../../machines/money/market.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { CheckedTransfer } from './lanes/anm-leg.ts';
+import { NONCE_HELD } from './anm-nonce-holds.ts';
 import { decodeLeg } from './leg-codec.ts';
 import { requirementOf, type SettleResponse, type VerifyResponse } from './facilitator.ts';
 
@@ -23,7 +26,12 @@ export class AnmFacilitator {
     const leg = decodeLeg(body.paymentPayload);
     if (!req || !leg) return { ok: false, reason: 'invalid_payload', message: 'paymentPayload and paymentRequirements are required' };
     if (req.network !== NETWORK) return { ok: false, reason: 'invalid_exact_anm_network_mismatch', message: `network must be ${NETWORK} (never eip155:1)` };
-    return this.lane.verify(leg.accepted, leg.payload, { scheme: ANM_KIND.scheme, payTo: req.payTo, amount: req.amount, reference: req.reference }, { allowSubmitted });
+    const c = await this.lane.verify(leg.accepted, leg.payload, { scheme: ANM_KIND.scheme, payTo: req.payTo, amount: req.amount, reference: req.reference }, { allowSubmitted });
+    if (!c.ok || c.known) return c;
+    // A transfer at a nonce an open purchase holds would take a waiting fee transfer's place (ADR 0043).
+    const { payer, tx, hash } = c.transfer;
+    const held = await this.lane.holds.heldAgainst(payer, tx.nonce, hash);
+    return held ? { ok: false, reason: NONCE_HELD, message: held, payer } : c;
   }
 
   async verify(body: Record<string, unknown>): Promise<VerifyResponse> {

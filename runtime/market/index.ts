@@ -11,6 +11,7 @@ import { Facilitator } from './facilitator.ts';
 import type { ForwardOptions } from './forward.ts';
 import { UsdcLane } from './lanes/usdc-lane.ts';
 import { AnmLane, type AnmNode } from './lanes/anm-lane.ts';
+import { AnmNonceHolds } from './anm-nonce-holds.ts';
 import type { UsdcLedger, UsdcToken } from './lanes/usdc-ledger.ts';
 import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import { Listings } from './listings.ts';
@@ -72,7 +73,7 @@ export function openMarket(
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
   const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs);
   const index = new SearchIndex(listings);
-  const anm = opts.anm ? new AnmLane(opts.anm.rpc, clock, opts.anm.inclusionWaitMs) : undefined;
+  const anm = opts.anm ? new AnmLane(opts.anm.rpc, new AnmNonceHolds(db), clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   const purchaseKeys = new PurchaseKeys(db);
   // Private and loopback sellers are refused unless the development switch says otherwise.

@@ -19,7 +19,8 @@ import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { SettleResult } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
-import { catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
+import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
+import { holdAlone, holdCompanion } from './anm-nonce-holds.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
 import { verifyUsdcLeg, verifyUsdcLegs } from './usdc-purchase.ts';
@@ -171,28 +172,13 @@ export class Purchases {
     if (payerBalance !== undefined && payerBalance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
     // The fee is settled after the seller leg, so its authorization must outlive the seller's.
     if (fee.valid_before < seller.valid_before) throw new MarketRefusal('invalid_payment', 'The fee leg must be valid at least as long as the seller leg.', 'invalid_exact_evm_payload_authorization_valid_before');
-    const target = { kind: PURCHASE_KIND, id: intentId };
     const event = { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent;
-    const toBind = [
-      { leg: seller, name: 'seller' as const },
-      { leg: fee, name: 'fee' as const },
-    ];
-    const binding = bindingCompanion(p.ctx.asset, intentId, toBind);
-    let r: ApplyResult;
-    try {
-      r = await this.deps.host.apply(target, event, opts.record ? joinCompanions(binding, opts.record) : binding);
-    } catch (err) {
-      if (!(err instanceof CompanionRefusedError)) throw err;
-      // A nonce is bound already: to another purchase (a replay, refused here) or to this one
-      // by an earlier attempt of this purchase (bound again, and the event applied without it).
-      await bindLegs(this.deps.db, p.ctx.asset, intentId, toBind);
-      r = await this.deps.host.apply(target, event, opts.record);
-    }
+    const r = await this.recordLegs(p.ctx, event, { seller, fee }, opts.record);
     if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
     // Bought meanwhile by another request: the same legs get its answer, other legs a conflict.
     if (r.outcome !== 'applied') return { response: this.again(asRead(r), seller, fee), recorded: false };
     if (this.deps.anm && p.ctx.asset === 'ANM') {
-      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply(target, e);
+      for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, e);
     }
     return { response: this.responseOf(r), recorded: r.companionWritten === true && opts.record !== undefined };
   }
@@ -231,6 +217,34 @@ export class Purchases {
 
   bind(lane: MarketAsset, intentId: string, leg: VerifiedLeg, name: 'seller' | 'fee'): Promise<void> {
     return bindLegs(this.deps.db, lane, intentId, [{ leg, name }]);
+  }
+
+  /**
+   * Applies the event that records a purchase's legs (`purchase.verify`, `purchase.execute`)
+   * with their nonce bindings and, on ANM, their account nonces held (ADR 0043), written in its
+   * own statement. When one is taken already, that statement writes nothing: they are written on
+   * their own in one transaction, which tells a replay or a held nonce (thrown, nothing kept)
+   * from this purchase's own earlier attempt, and the event is applied without them.
+   */
+  async recordLegs(ctx: PurchaseContext, event: PurchaseEvent, legs: { seller: VerifiedLeg | null; fee: VerifiedLeg }, record?: CreateCompanion): Promise<ApplyResult> {
+    const intentId = ctx.intent_id;
+    const toBind = [...(legs.seller ? [{ leg: legs.seller, name: 'seller' as const }] : []), { leg: legs.fee, name: 'fee' as const }];
+    const held = ctx.asset === 'ANM' && legs.seller ? anmNonces({ seller: legs.seller, fee: legs.fee }) : null;
+    const binding = held ? joinCompanions(bindingCompanion(ctx.asset, intentId, toBind), holdCompanion(intentId, held)) : bindingCompanion(ctx.asset, intentId, toBind);
+    const target = { kind: PURCHASE_KIND, id: intentId };
+    try {
+      return await this.deps.host.apply(target, event, record ? joinCompanions(binding, record) : binding);
+    } catch (err) {
+      if (!(err instanceof CompanionRefusedError)) throw err;
+      if (!held) await bindLegs(this.deps.db, ctx.asset, intentId, toBind);
+      else {
+        await this.deps.db.tx(async (q) => {
+          await holdAlone(q, intentId, held);
+          await bindLegs(q, ctx.asset, intentId, toBind);
+        });
+      }
+      return this.deps.host.apply(target, event, record);
+    }
   }
 
   /** A settlement seen on a lane: if it was a purchase's seller leg, record it and settle the fee. */

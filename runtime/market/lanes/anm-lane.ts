@@ -9,6 +9,7 @@
 import { RpcError } from '../../chain/rpc-errors.ts';
 import type { AnmRpcClient } from '../../chain/rpc-client.ts';
 import type { Receipt } from '../../chain/rpc-types.ts';
+import type { AnmNonceHolds } from '../anm-nonce-holds.ts';
 import { asExactAnmPayload, checkAnmAccepted, checkTransfer, type AnmCheck, type AnmExpected, type CheckedTransfer } from './anm-leg.ts';
 
 export type AnmNode = Pick<AnmRpcClient, 'getNonce' | 'getBalance' | 'getTransactionByHash' | 'getTransactionReceipt' | 'sendRawTransaction' | 'blockNumber'>;
@@ -20,6 +21,8 @@ const NONCE_USED = 'invalid_exact_anm_nonce_already_used';
 export class AnmLane {
   constructor(
     readonly rpc: AnmNode,
+    /** Nonces held by open purchases (ADR 0043): what the node cannot know of transfers still waiting. */
+    readonly holds: AnmNonceHolds,
     private readonly clock: () => number = Date.now,
     /** How long the facilitator's settle waits for the transfer's receipt. */
     readonly inclusionWaitMs = 15_000,
