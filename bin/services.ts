@@ -121,6 +121,18 @@ export async function startServices(config: Config): Promise<Services> {
     }
     await engine.start({ feed: roles.has('gateway'), consumer: runtime, sweeper: runtime });
     stops.push(() => engine.stop());
+    if (runtime && scanner) {
+      // Listings from before the scanner have no probe timer: their rounds start here, in the background.
+      const stopping = new AbortController();
+      const resuming = scanner
+        .resumeRounds({ signal: stopping.signal })
+        .then((n) => n > 0 && log(`scanner: probe rounds resumed for ${n} listing(s) without a probe timer`))
+        .catch((err: unknown) => log(`scanner: resuming probe rounds failed: ${err instanceof Error ? err.message : String(err)}`));
+      stops.push(async () => {
+        stopping.abort();
+        await resuming;
+      });
+    }
     let webhooks: WebhookRuntime | undefined;
     if (runtime) {
       const router: Subscription = await startChainRouter(bus, engine.host, { ackWaitMs: config.NATS_ACK_WAIT_MS });

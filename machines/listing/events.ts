@@ -64,10 +64,15 @@ export const listingProbed = z.object({
   /** The scanner's interval plus its jitter: when the next round is due after this one. */
   next_probe_in_ms: z.number().int().positive(),
 });
+/**
+ * A listing with no probe timer (registered before the scanner, or its row lost) gets its
+ * rounds back: the runtime that scans sends this on start, with the jitter of the first one.
+ */
+export const listingResumeProbes = z.object({ type: z.literal('listing.resume_probes'), ...base, probe_in_ms: z.number().int().nonnegative() });
 /** A routed execution of this listing ended: `ok` when the seller answered below 400. */
 export const listingExecuted = z.object({ type: z.literal('listing.executed'), ...base, intent_id: z.string().min(1), ok: z.boolean() });
 
-export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled, listingProbeDue, listingProbed, listingExecuted]);
+export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled, listingProbeDue, listingProbed, listingExecuted, listingResumeProbes]);
 
 export type ListingEvent = z.infer<typeof listingEvents>;
 export type ListingRegisterEvent = z.infer<typeof listingRegister>;

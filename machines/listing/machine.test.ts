@@ -58,4 +58,14 @@ describe('listing machine (marketplace.md "Listing", DESIGN §5 "Listings")', ()
     expect((snap.context as ListingContext).transactions).toBe(2);
     expect(replay(listingDefinition, events)).toEqual(snap);
   });
+
+  it('a listing without a probe timer (one from before the scanner) gets its rounds back: listing.resume_probes schedules the first one after its jitter', () => {
+    const r = create(listingDefinition, parse(register));
+    // A snapshot written before the scanner had no scan state.
+    const old = { ...r.snapshot, context: { ...(r.snapshot.context as ListingContext), scan: undefined } };
+    const resumed = step(listingDefinition, JSON.parse(JSON.stringify(old)) as typeof old, parse({ type: 'listing.resume_probes', id: 'resume-probes:1', at: T + 5, probe_in_ms: 1234 }));
+    expect(resumed.accepted).toBe(true);
+    expect(resumed.status).toBe('unverified');
+    expect(resumed.effects).toEqual([{ type: 'scheduleTimer', params: { name: 'probe', at: T + 5 + 1234, event: 'listing.probe_due' } }]);
+  });
 });

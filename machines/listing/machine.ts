@@ -9,7 +9,7 @@ import { recordExecution, recordProbe } from './score.ts';
 type Args = { context: ListingContext; event: ListingEvent };
 
 /** The one probe timer of a listing; its firing is `listing.probe_due`. */
-const PROBE_TIMER = 'probe';
+export const PROBE_TIMER = 'probe';
 
 /**
  * One actor per listed resource (`res_…`). A new or changed listing is `unverified` until
@@ -49,10 +49,14 @@ const listing = setup({
   },
 });
 
-/** The first round, after the runtime's jitter. */
+/** The first round (of a new listing, or of one whose rounds resume), after the runtime's jitter. */
 const firstProbe = {
   type: 'scheduleTimer' as const,
-  params: ({ event }: Args) => ({ name: PROBE_TIMER, at: event.at + (event.type === 'listing.register' ? (event.probe_in_ms ?? 0) : 0), event: 'listing.probe_due' }),
+  params: ({ event }: Args) => ({
+    name: PROBE_TIMER,
+    at: event.at + (event.type === 'listing.register' || event.type === 'listing.resume_probes' ? (event.probe_in_ms ?? 0) : 0),
+    event: 'listing.probe_due',
+  }),
 };
 /**
  * A due round schedules the next one at once, a full interval on, so a probe lost with its
@@ -71,6 +75,8 @@ const scanned = {
   'listing.purchase_settled': { guard: 'newSettlement' as const, actions: ['count' as const] },
   'listing.executed': { actions: ['executed' as const] },
   'listing.probe_due': { actions: [keepScheduled] },
+  // Sent only for a listing without a probe timer; one that has one is rescheduled, never doubled (one row per name).
+  'listing.resume_probes': { actions: [firstProbe] },
   'listing.probed': [
     { guard: 'toOffline' as const, target: '#listing.offline', actions: probed },
     { guard: 'toVerified' as const, target: '#listing.verified', actions: probed },

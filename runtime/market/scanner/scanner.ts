@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventBase } from '../../../machines/kit/durable.ts';
 import { scanOf, type ListingContext } from '../../../machines/listing/context.ts';
 import type { ListingEvent } from '../../../machines/listing/events.ts';
+import { PROBE_TIMER } from '../../../machines/listing/machine.ts';
 import { DEFAULT_PROBE_INTERVAL_MS } from '../../../machines/listing/score.ts';
 import type { ScanEntry } from '../../../machines/listing/score.ts';
 import type { Db } from '../../../storage/db.ts';
@@ -63,6 +64,37 @@ export class Scanner {
     // Not awaited: the actor's event is acknowledged at once and the probe waits for a slot.
     void this.probeAndRecord(result.actorId, ctx, `probed:${event.id}`).catch((err: unknown) => this.opts.onError?.(err));
   };
+
+  /**
+   * Gives every listing without a probe timer (one registered before the scanner existed, or
+   * whose row was lost) its rounds back, the first within one interval at random so a start
+   * with many of them does not probe them at once. Run on start by each runtime that scans.
+   * The event's id names the listing's version as read: processes starting together tell a
+   * listing the same event, applied once; one that gained a timer meanwhile is rescheduled,
+   * never doubled (one timer row per listing and name). Returns how many this process resumed;
+   * `signal` stops it between listings (a process stopping).
+   */
+  async resumeRounds(opts: { batch?: number; signal?: AbortSignal } = {}): Promise<number> {
+    const batch = opts.batch ?? 500;
+    const interval = this.opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
+    let after = '';
+    let resumed = 0;
+    for (;;) {
+      const { rows } = await this.db.query<{ id: string; version: number }>(
+        `SELECT a.id, a.version FROM actors a
+          WHERE a.kind = $1 AND a.id > $2 AND NOT EXISTS (SELECT 1 FROM timers t WHERE t.actor_id = a.id AND t.name = $3)
+          ORDER BY a.id LIMIT $4`,
+        [LISTING_KIND, after, PROBE_TIMER, batch],
+      );
+      for (const r of rows) {
+        if (opts.signal?.aborted) return resumed;
+        const event = { type: 'listing.resume_probes', id: `resume-probes:${r.version}`, at: this.now(), probe_in_ms: Math.floor((this.opts.random ?? Math.random)() * interval) } satisfies ListingEvent;
+        if ((await this.host.apply({ kind: LISTING_KIND, id: r.id }, event)).outcome === 'applied') resumed++;
+      }
+      if (rows.length < batch) return resumed;
+      after = rows.at(-1)!.id;
+    }
+  }
 
   /** Keeps the ids of the rounds probed (tests). */
   recordRounds(): void {
