@@ -93,11 +93,12 @@ async function prepare(lane: 'USDC' | 'ANM', n: number): Promise<Prepared[]> {
   await drive(n, 8, async (i) => {
     const q = await market.purchases.quote({ capability: 'answer', asset: lane });
     const legs = q.payment_requirements.accepts[0]!.extra.legs;
-    // The bench's seller never submits its transfer, so every ANM execution can use nonces 0 and 1.
+    // The bench's seller never submits its transfer: each ANM execution holds its own pair of
+    // nonces until it ends (ADR 0043), so execution i signs 2i and 2i + 1 (nonces ahead of the node's are accepted).
     const [sellerLeg, fee] =
       lane === 'USDC'
         ? [await signLeg(buyerEvm, { to: legs.seller.payTo, value: legs.seller.amount }), await signLeg(buyerEvm, { to: legs.fee.payTo, value: legs.fee.amount })]
-        : [anmLeg(buyerAnm, { to: legs.seller.payTo, amount: BigInt(legs.seller.amount), reference: `order:${i}`, nonce: 0n }), anmLeg(buyerAnm, { to: legs.fee.payTo, amount: BigInt(legs.fee.amount), reference: legs.fee.reference!, nonce: 1n })];
+        : [anmLeg(buyerAnm, { to: legs.seller.payTo, amount: BigInt(legs.seller.amount), reference: `order:${i}`, nonce: 2n * BigInt(i) }), anmLeg(buyerAnm, { to: legs.fee.payTo, amount: BigInt(legs.fee.amount), reference: legs.fee.reference!, nonce: 2n * BigInt(i) + 1n })];
     const header = Buffer.from(JSON.stringify(sellerLeg)).toString('base64');
     out[i] = { header, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header, body: { question: i } }) };
   });
