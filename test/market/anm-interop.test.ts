@@ -61,13 +61,15 @@ describe('ANM through the x402 SDK (real packages, no mocks)', () => {
   it('ExactAnmScheme in x402Client pays exact-anm; HTTPFacilitatorClient verifies and settles it; settling again answers the same transfer', async () => {
     const reference = 'order:42';
     const r = requirements({ reference });
-    const client = new x402Client().register('native:1', new ExactAnmScheme(buyer.wallet));
+    // A payer of its own: the buyer above holds its next nonces with its open purchase (ADR 0043).
+    const payer = await anmBuyer(h.chain.rpc, 10n * ANM);
+    const client = new x402Client().register('native:1', new ExactAnmScheme(payer.wallet));
     const payload = await client.createPaymentPayload(paymentRequired(r));
     const facilitator = new HTTPFacilitatorClient({ url: `${h.url}/facilitator` });
     const before = await h.chain.rpc.getBalance(s.anmAddress);
-    expect(await facilitator.verify(payload, r)).toMatchObject({ isValid: true, payer: buyer.keys.address });
+    expect(await facilitator.verify(payload, r)).toMatchObject({ isValid: true, payer: payer.keys.address });
     const settled = await facilitator.settle(payload, r);
-    expect(settled).toMatchObject({ success: true, network: 'native:1', payer: buyer.keys.address });
+    expect(settled).toMatchObject({ success: true, network: 'native:1', payer: payer.keys.address });
     expect((await h.chain.rpc.getTransactionReceipt(settled.transaction))?.status).toBe('success');
     const again = await facilitator.settle(payload, r);
     expect(again).toMatchObject({ success: true, transaction: settled.transaction });
