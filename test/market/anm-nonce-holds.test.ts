@@ -192,6 +192,18 @@ describe('purchases hold their legs\' nonces the same way (ADR 0043)', () => {
     }, 20_000, 'the first purchase SETTLED');
   });
 
+  it('two purchases racing over the same nonces: one is VERIFIED, the other refused, and nothing of the loser is held', async () => {
+    const buyer = await buyerOf();
+    const [qa, qb] = [await quote(), await quote()];
+    const [la, lb] = [await sign(buyer, qa), await sign(buyer, qb)];
+    const [ra, rb] = await Promise.all([purchase(qa, la), purchase(qb, lb)]);
+    expect([ra.status, rb.status].sort()).toEqual([200, 409]);
+    const [won, lost] = ra.status === 200 ? [qa, qb] : [qb, qa];
+    const { rows } = await h.backend.db.query<{ intent_id: string }>(`SELECT intent_id FROM market_anm_nonce_holds WHERE payer = $1`, [buyer.keys.address]);
+    expect(rows.map((r) => r.intent_id)).toEqual([won.intent_id, won.intent_id]);
+    expect(await status(lost.intent_id)).toBe('QUOTED');
+  });
+
   it('a purchase that ended without its transfers on the chain releases their nonces', async () => {
     const buyer = await buyerOf();
     const q1 = await quote();
