@@ -3,20 +3,25 @@
  * PostgreSQL is unreachable). Measures in one run: a bare Fastify route, search over
  * BENCH_LISTINGS listings (default 10,000), quotes, purchases (two EIP-712 verifications and
  * a durable commit each), and the raw EIP-712 verify rate; the same quote and purchase on the
- * ANM lane (an in-process devnet as its node: two ML-DSA-65 verifications and the node's
- * nonce and balance reads per purchase); prints each rate with its ratio to the bare route and
- * to the raw verify rate. Issue 20's targets: quotes >= 2,000/s p99 <= 50 ms,
+ * ANM lane (a devnet in a process of its own as its node: two ML-DSA-65 verifications and the
+ * node's nonce and balance reads per purchase); prints each rate with its ratio to the bare
+ * route and to the raw verify rate. Issue 20's targets: quotes >= 2,000/s p99 <= 50 ms,
  * purchases >= 1,000/s p99 <= 50 ms, search >= 5,000/s p99 <= 20 ms.
  * Env: BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
  * signed beforehand: default 2,000), BENCH_CONCURRENCY (32).
- * The load generator runs in this process: its CPU counts against the service. On a shared
- * machine wall-clock rates swing with the load, so each row also gives the CPU spent per
- * request by this process and by its PostgreSQL backends (found by application_name), and how
- * busy the whole machine was; the raw verify rate is given per CPU second as well.
+ * The service is this process alone, as in production (`npm run bench:market` gives it the
+ * young generation `npm start` does); the load comes from another process (wrk, or a Node
+ * process without it: test/bench/request-load.ts), every request of a row written out
+ * beforehand. On a shared machine wall-clock rates swing with the load, so each row also gives
+ * the CPU spent per request by the service, by its PostgreSQL backends (found by
+ * application_name) and by the load generator, and how busy the whole machine was; the raw
+ * verify rate is given per CPU second as well.
  */
 // First: with no DATABASE_URL it points the bench at the local Unix socket.
 import { databaseTransport } from './bench-env.ts';
-import http from 'node:http';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildMarketApp } from '../../gateway/market/app.ts';
@@ -29,8 +34,8 @@ import { signLeg } from '../fixtures/market.ts';
 import { recoverTypedDataAddress, getAddress } from 'viem';
 import { TRANSFER_TYPES, USDC_DOMAIN } from '../../runtime/market/lanes/eip3009.ts';
 import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
-import { drive, fmt, type RunStats } from './stats.ts';
-import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
+import { drive, fmt } from './stats.ts';
+import { LOAD_GENERATOR, runRequests, type LoadRequest } from './request-load.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
 import { encodeAddress, NETWORKS } from '../../machines/chain/index.ts';
@@ -55,25 +60,15 @@ const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: encodeAdd
 const ANM_SELLER = generateWallet('live').address;
 const WORDS = ['weather', 'translate', 'geocode', 'sentiment', 'images', 'stocks', 'news', 'ocr', 'speech', 'search'];
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
-function call(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const r = http.request({ method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    r.on('error', reject);
-    r.end(payload);
-  });
-}
-
 const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
-// The ANM lane's node: the devnet in this process (mines only on request; nothing is submitted here).
-const devnet = await startDevnetServer({ port: 0, blockMs: 0 });
-const anmRpc = new AnmRpcClient(`${devnet.url}/live`);
+// The ANM lane's node: a devnet in another process (mines only on request; nothing is submitted here).
+const devnet = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'devnet-serve.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+const devnetUrl = (JSON.parse(await new Promise<string>((resolve, reject) => {
+  createInterface({ input: devnet.stdout }).once('line', resolve);
+  devnet.once('exit', (code) => reject(new Error(`devnet exited with ${code}`)));
+})) as { url: string }).url;
+const anmRpc = new AnmRpcClient(`${devnetUrl}/live`);
 const market = openMarket(backend.db, host, { feeAddresses: FEE, anm: { rpc: anmRpc } });
 const seller = privateKeyToAccount(generatePrivateKey());
 process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL) : 'PGlite'}); registering ${LISTINGS} listings…\n`);
@@ -98,36 +93,42 @@ const bare = Fastify();
 bare.get('/bare', async () => ({ ok: true }));
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
-const check = (want: number) => (status: number) => {
-  if (status !== want) throw new Error(`status ${status}, expected ${want}`);
-};
-
 interface Row {
   name: string;
-  r: RunStats;
-  /** CPU ms per request: this process (service + load generator), its PostgreSQL backends. */
+  rate: number;
+  p50: number;
+  p99: number;
+  /** CPU ms per request: the service (this process), its PostgreSQL backends, the load generator. */
   nodeMs: number;
   pgMs: number;
+  loadMs: number;
   busy: number;
 }
 const backendPids = async (): Promise<number[]> =>
   backend.name === 'postgres+nats' ? (await backend.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid) : [];
 
-async function measure(name: string, op: (i: number) => Promise<unknown>, ops = OPS): Promise<Row> {
+/** `count` requests (`requests` round robin) from the load generator's process; any answer but 2xx stops the bench. */
+async function measure(name: string, base: string, requests: readonly LoadRequest[], count = OPS): Promise<Row> {
   const cpu0 = process.cpuUsage();
   const ticks0 = machineTicks();
-  const { out: r, cpu: pg } = await backendsCpu(backendPids, drive(ops, CONC, op));
+  const { out: r, cpu: pg } = await backendsCpu(backendPids, runRequests({ url: base, requests, count, connections: CONC }));
   const cpu = process.cpuUsage(cpu0);
-  return { name, r, nodeMs: (cpu.user + cpu.system) / 1000 / r.ops, pgMs: (pg * 1000) / r.ops, busy: busyShare(ticks0, machineTicks()) };
+  if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
+  const n = r.requests;
+  return { name, rate: r.rps, p50: r.p50, p99: r.p99, nodeMs: (cpu.user + cpu.system) / 1000 / n, pgMs: (pg * 1000) / n, loadMs: (r.loadCpuS * 1000) / n, busy: busyShare(ticks0, machineTicks()) };
 }
 
+const get = (p: string): LoadRequest => ({ method: 'GET', path: p });
+const post = (p: string, body: unknown, headers?: Record<string, string>): LoadRequest => ({ method: 'POST', path: p, body: JSON.stringify(body), ...(headers && { headers }) });
+const each = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
+
 const rows: Row[] = [];
-rows.push(await measure('bare Fastify GET', () => call(`${bareUrl}/bare`, 'GET').then(check(200))));
-rows.push(await measure('search (10 words, repeated)', (i) => call(`${url}/api/v1/search?capability=${WORDS[i % WORDS.length]!}&max_price=0.02&limit=10`, 'GET').then(check(200))));
+rows.push(await measure('bare Fastify GET', bareUrl, [get('/bare')]));
+rows.push(await measure('search (10 words, repeated)', url, each(WORDS.length, (i) => get(`/api/v1/search?capability=${WORDS[i]!}&max_price=0.02&limit=10`))));
 // Every query new, so none is answered from the index's kept answers: the cost of ranking.
-rows.push(await measure('search (each query new)', (i) => call(`${url}/api/v1/search?capability=${WORDS[i % WORDS.length]!}+${i}&max_price=0.02&limit=10`, 'GET').then(check(200))));
-rows.push(await measure('quote', (i) => call(`${url}/api/v1/route/quote`, 'POST', { capability: WORDS[i % WORDS.length], asset: 'USDC' }).then(check(201))));
-rows.push(await measure('quote (ANM)', (i) => call(`${url}/api/v1/route/quote`, 'POST', { capability: WORDS[i % WORDS.length], asset: 'ANM' }).then(check(201))));
+rows.push(await measure('search (each query new)', url, each(OPS, (i) => get(`/api/v1/search?capability=${WORDS[i % WORDS.length]!}+${i}&max_price=0.02&limit=10`))));
+rows.push(await measure('quote', url, each(WORDS.length, (i) => post('/api/v1/route/quote', { capability: WORDS[i], asset: 'USDC' }))));
+rows.push(await measure('quote (ANM)', url, each(WORDS.length, (i) => post('/api/v1/route/quote', { capability: WORDS[i], asset: 'ANM' }))));
 
 // Purchases: quotes and signed legs made first, so the measurement is verify + commit.
 const buyers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
@@ -140,7 +141,7 @@ const prepared = await Promise.all(
     return { intent: q.intent_id, legs: { seller: await signLeg(b, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(b, { to: legs.fee.payTo, value: legs.fee.amount }) } };
   }),
 );
-rows.push(await measure('purchase', (i) => call(`${url}/api/v1/purchase`, 'POST', { intent_id: prepared[i]!.intent, payment: { legs: prepared[i]!.legs } }, { 'idempotency-key': `b${i}` }).then(check(200))));
+rows.push(await measure('purchase', url, each(OPS, (i) => post('/api/v1/purchase', { intent_id: prepared[i]!.intent, payment: { legs: prepared[i]!.legs } }, { 'idempotency-key': `b${i}` }))));
 
 // ANM purchases: legs signed beforehand by the buyers' ExactAnmSplitScheme, each buyer's
 // purchases on consecutive nonces (nothing is submitted, so every one is still unused).
@@ -162,7 +163,8 @@ for (let i = 0; i < ANM_OPS; i++) {
 rows.push(
   await measure(
     'purchase (ANM)',
-    (i) => call(`${url}/api/v1/purchase`, 'POST', { intent_id: anmPrepared[i % ANM_OPS]!.intent, payment: { legs: anmPrepared[i % ANM_OPS]!.legs } }, { 'idempotency-key': `a${i}` }).then(check(200)),
+    url,
+    each(ANM_OPS, (i) => post('/api/v1/purchase', { intent_id: anmPrepared[i]!.intent, payment: { legs: anmPrepared[i]!.legs } }, { 'idempotency-key': `a${i}` })),
     ANM_OPS,
   ),
 );
@@ -189,19 +191,19 @@ const viemVerify = await rawRate(Math.min(OPS, 500), () =>
   }),
 );
 
-const bareRate = rows[0]!.r.rate;
+const bareRate = rows[0]!.rate;
 process.stdout.write(
   `\nraw EIP-712 verify: ${fmt(verify.wall)}/s wall, ${fmt(verify.perCpuS)}/s per CPU second (viem recoverTypedDataAddress: ${fmt(viemVerify.wall)}/s wall, ${fmt(viemVerify.perCpuS)}/s per CPU second)\n`,
 );
-process.stdout.write(`\n| measurement | ops/s | p50 ms | p99 ms | × bare | × raw verify | node CPU ms/op | PG CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|---|---|\n`);
+process.stdout.write(`load generator: ${LOAD_GENERATOR}, ${CONC} connections\n`);
+process.stdout.write(`\n| measurement | ops/s | p50 ms | p99 ms | × bare | × raw verify | service CPU ms/op | PG CPU ms/op | load generator CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|---|---|---|\n`);
 for (const x of rows) {
   process.stdout.write(
-    `| ${x.name} | ${fmt(x.r.rate)} | ${fmt(x.r.p50, 1)} | ${fmt(x.r.p99, 1)} | ${fmt(x.r.rate / bareRate, 2)} | ${fmt(x.r.rate / verify.wall, 2)} | ${fmt(x.nodeMs, 3)} | ${fmt(x.pgMs, 3)} | ${fmt(x.busy * 100)} % |\n`,
+    `| ${x.name} | ${fmt(x.rate)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.rate / bareRate, 2)} | ${fmt(x.rate / verify.wall, 2)} | ${fmt(x.nodeMs, 3)} | ${fmt(x.pgMs, 3)} | ${fmt(x.loadMs, 3)} | ${fmt(x.busy * 100)} % |\n`,
   );
 }
 market.stop();
 await app.close();
-await devnet.close();
+devnet.stdin.end();
 await bare.close();
-agent.destroy();
 await backend.close();

@@ -72,3 +72,10 @@ export function machineTicks(): { busy: number; total: number } {
 export function busyShare(a: { busy: number; total: number }, b: { busy: number; total: number }): number {
   return b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
 }
+
+/** CPU seconds of this process's children that have ended (and been waited for): the cost of a load generator run as one. */
+export function endedChildrenCpu(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100; // cutime + cstime, USER_HZ
+}
