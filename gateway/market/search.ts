@@ -85,11 +85,25 @@ function searchBody(hits: readonly SearchHit[], limit: number): Buffer | string 
   return bytes;
 }
 
+/** Query strings kept with their answers; oldest out. */
+const QUERIES_KEPT = 1024;
+
 const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
+  // A query string answered while the listings had this generation is the same valid question
+  // with the same answer while they keep it: agents repeat theirs, and for a kept answer its
+  // check and the index's normalised key cost more than the rest of the handler. Only strings
+  // that passed the check are kept.
+  const asked = new Map<string, { generation: number; hits: readonly SearchHit[]; limit: number }>();
   app.get('/api/v1/search', async (req, reply) => {
-    const q = parseQuery(searchQuery, req.query);
-    const hits = deps.index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 });
-    void reply.code(200).type(JSON_TYPE).send(searchBody(hits, q.limit));
+    const generation = deps.index.generation;
+    let a = asked.get(req.url);
+    if (a === undefined || a.generation !== generation) {
+      const q = parseQuery(searchQuery, req.query);
+      a = { generation, limit: q.limit, hits: deps.index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 }) };
+      if (asked.size >= QUERIES_KEPT && !asked.has(req.url)) asked.delete(asked.keys().next().value!);
+      asked.set(req.url, a);
+    }
+    void reply.code(200).type(JSON_TYPE).send(searchBody(a.hits, a.limit));
   });
 
   app.get('/.well-known/x402-marketplace', async (req, reply) => {

@@ -30,6 +30,7 @@ import { joinCompanions } from '../engine/companions.ts';
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import { assetId, DEFAULT_TIMEOUT_S, laneExtra, laneNetwork, type PaymentRequirements } from './requirements.ts';
 import type { SearchIndex } from './search-index.ts';
+import { quoteChoice } from './quote-choice.ts';
 
 export const PURCHASE_KIND = 'purchase';
 
@@ -87,12 +88,8 @@ export class Purchases {
 
   /** The best listing for the capability under the ceilings; a purchase actor in QUOTED. */
   async quote(q: QuoteInput) {
-    const hits = this.deps.index.search({ capability: q.capability, maxPrice: q.maxPrice, asset: q.asset }).filter((h) => {
-      const p50 = h.record.latency_p50_ms;
-      return q.maxLatencyMs === undefined || p50 === null || p50 <= q.maxLatencyMs;
-    });
     // Listings with latency data under the ceiling first (by relevance), those without last.
-    const best = [...hits.filter((h) => h.record.latency_p50_ms !== null), ...hits.filter((h) => h.record.latency_p50_ms === null)][0];
+    const best = quoteChoice(this.deps.index.search({ capability: q.capability, maxPrice: q.maxPrice, asset: q.asset }), q.maxLatencyMs);
     const accepted = best?.record.accepted_assets.find((a) => a.asset === q.asset);
     if (!best || !accepted) throw new MarketRefusal('no_matching_resource', `No listing offers "${q.capability}" in ${q.asset} under the ceilings.`);
     const split = priceSplit(q.asset, BigInt(accepted.seller_price_atomic));

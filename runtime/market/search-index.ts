@@ -76,6 +76,7 @@ export class SearchIndex {
   private readonly words = new Map<string, TermHits>();
   private wordHitsHeld = 0;
   private readonly answers = new Map<string, readonly SearchHit[]>();
+  private changes = 0;
   private readonly ranker = new Ranker();
   private since: Date | null = null;
   private timer: NodeJS.Timeout | undefined;
@@ -103,6 +104,12 @@ export class SearchIndex {
     this.records[slot] = r;
     this.totals[slot] = r.accepted_assets.map((a) => ({ asset: a.asset, total: BigInt(a.total_price_atomic) }));
     this.answers.clear();
+    this.changes++;
+  }
+
+  /** Counts the listings' changes: an answer derived while it had one value is current while it keeps it. */
+  get generation(): number {
+    return this.changes;
   }
 
   get size(): number {

@@ -31,6 +31,8 @@ export class Ranker {
   private acc = new Float64Array(0);
   private matched = new Int32Array(0);
   private stamp = new Int32Array(0);
+  /** The slots a merge touched, in first-touch order: reused across queries, as the sums are. */
+  private touched = new Int32Array(0);
   private gen = 0;
 
   /** `words`: each distinct word's hits and how many times the query names it. */
@@ -44,7 +46,8 @@ export class Ranker {
       this.gen = 0;
     }
     const gen = ++this.gen;
-    const touched: number[] = [];
+    const touched = this.touched;
+    let n = 0;
     for (const { hits, times } of words) {
       for (let i = 0; i < hits.slots.length; i++) {
         const s = hits.slots[i]!;
@@ -52,14 +55,17 @@ export class Ranker {
           this.stamp[s] = gen;
           this.acc[s] = 0;
           this.matched[s] = 0;
-          touched.push(s);
+          touched[n++] = s;
         }
         this.acc[s] = this.acc[s]! + times * hits.scores[i]!;
         this.matched[s] = this.matched[s]! + 1;
       }
     }
     const page = new TopK(limit);
-    for (const s of touched) page.offer(s, this.acc[s]! * this.matched[s]!, passes);
+    for (let i = 0; i < n; i++) {
+      const s = touched[i]!;
+      page.offer(s, this.acc[s]! * this.matched[s]!, passes);
+    }
     return page.sorted();
   }
 
@@ -78,13 +84,14 @@ export class Ranker {
     const n = Math.max(capacity, this.acc.length * 2, 1024);
     this.acc = new Float64Array(n);
     this.matched = new Int32Array(n);
+    this.touched = new Int32Array(n);
     const stamp = new Int32Array(n);
     stamp.set(this.stamp);
     this.stamp = stamp;
   }
 }
 
-const before = (a: Ranked, b: Ranked): boolean => a.score > b.score || (a.score === b.score && a.slot < b.slot);
+const before = (score: number, slot: number, b: Ranked): boolean => score > b.score || (score === b.score && slot < b.slot);
 
 /** The `limit` best offers kept in order (all of them when `limit` is 0). */
 class TopK {
@@ -92,17 +99,18 @@ class TopK {
 
   constructor(private readonly limit: number) {}
 
+  /** Most offers of a merge lose to the page's last: they are turned away before anything is allocated. */
   offer(slot: number, score: number, passes: (slot: number) => boolean): void {
-    const c = { slot, score };
     const full = this.limit > 0 && this.kept.length >= this.limit;
-    if (full && !before(c, this.kept[this.kept.length - 1]!)) return;
+    if (full && !before(score, slot, this.kept[this.kept.length - 1]!)) return;
     if (!passes(slot)) return;
+    const c = { slot, score };
     if (!this.limit) {
       this.kept.push(c);
       return;
     }
     let i = this.kept.length;
-    while (i > 0 && before(c, this.kept[i - 1]!)) i--;
+    while (i > 0 && before(score, slot, this.kept[i - 1]!)) i--;
     this.kept.splice(i, 0, c);
     if (this.kept.length > this.limit) this.kept.pop();
   }

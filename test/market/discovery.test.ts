@@ -65,7 +65,10 @@ describe('GET /api/v1/search (marketplace.md:91, DESIGN §5 Discovery)', () => {
     expect(res.json.error.code).toBe('bad_request');
   });
 
-  it('a listing registered through another process is found after the index catches up', async () => {
+  it('a listing registered through another process is found after the index catches up, by a query string asked before', async () => {
+    // The same query string asked again is answered from what was kept for it only while no listing changed.
+    const before = await h.req('GET', '/api/v1/search?capability=geocoder');
+    expect(before.json.data).toEqual([]);
     const { Listings } = await import('../../runtime/market/listings.ts');
     const other = new Listings(h.backend.db, h.host);
     const { record } = await other.register(await signedListing(seller(), { name: 'Geocoder', description: 'Addresses to coordinates', tags: ['maps'] }));

@@ -1,0 +1,28 @@
+/** Which listing a quote names among ranked hits (quote-choice.ts; DESIGN §5 "Quote"). */
+import { describe, expect, it } from 'vitest';
+import type { ListingRecord } from '../../machines/listing/view.ts';
+import { quoteChoice } from './quote-choice.ts';
+import type { SearchHit } from './search-index.ts';
+
+const hit = (id: string, latency: number | null): SearchHit => ({ record: { resource_id: id, latency_p50_ms: latency } as ListingRecord, score: 1 });
+
+describe('quoteChoice', () => {
+  it('names the most relevant listing with latency data under the ceiling, else the most relevant without', () => {
+    const hits = [hit('a', null), hit('b', 900), hit('c', 200), hit('d', null)];
+    expect(quoteChoice(hits, undefined)?.record.resource_id).toBe('b');
+    expect(quoteChoice(hits, 500)?.record.resource_id).toBe('c');
+    expect(quoteChoice(hits, 100)?.record.resource_id).toBe('a');
+    expect(quoteChoice([hit('x', 300)], 100)).toBeUndefined();
+    expect(quoteChoice([], undefined)).toBeUndefined();
+  });
+
+  it('gives the same answer again from what it kept for the same hits, for each ceiling', () => {
+    const hits = [hit('a', null), hit('b', 900)];
+    for (let i = 0; i < 3; i++) {
+      expect(quoteChoice(hits, 1000)?.record.resource_id).toBe('b');
+      expect(quoteChoice(hits, 10)?.record.resource_id).toBe('a');
+      expect(quoteChoice([hit('x', 300)], 100)).toBeUndefined();
+    }
+    for (let c = 0; c < 40; c++) expect(quoteChoice(hits, c)?.record.resource_id).toBe('a');
+  });
+});

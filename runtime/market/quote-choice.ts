@@ -1,0 +1,32 @@
+/**
+ * The listing a quote names (DESIGN §5 "Quote") among a capability search's hits, best first:
+ * the most relevant one with latency data under the ceiling, else the most relevant one
+ * without latency data. The choice is kept with the hits array, which the index shares until
+ * a listing changes (search-index.ts), so a capability quoted again costs a lookup instead of
+ * a pass over every listing its words match.
+ */
+import type { SearchHit } from './search-index.ts';
+
+/** Latency ceilings kept per hits array: agents send a few; the rest are chosen each time. */
+const CEILINGS_KEPT = 16;
+const chosen = new WeakMap<readonly SearchHit[], Map<number | undefined, SearchHit | null>>();
+
+export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | undefined): SearchHit | undefined {
+  let byCeiling = chosen.get(hits);
+  const kept = byCeiling?.get(maxLatencyMs);
+  if (kept !== undefined) return kept ?? undefined;
+  let measured: SearchHit | undefined;
+  let unmeasured: SearchHit | undefined;
+  for (const h of hits) {
+    const p50 = h.record.latency_p50_ms;
+    if (p50 === null) unmeasured ??= h;
+    else if (maxLatencyMs === undefined || p50 <= maxLatencyMs) {
+      measured = h;
+      break;
+    }
+  }
+  const pick = measured ?? unmeasured;
+  if (!byCeiling) chosen.set(hits, (byCeiling = new Map()));
+  if (byCeiling.size < CEILINGS_KEPT) byCeiling.set(maxLatencyMs, pick ?? null);
+  return pick;
+}
