@@ -26,7 +26,7 @@ export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | u
     }
   }
   const pick = measured ?? unmeasured;
-  if (!byCeiling) chosen.set(hits, (byCeiling = new Map()));
+  if (!byCeiling) chosen.set(hits, (byCeiling = new Map<number | undefined, SearchHit | null>()));
   if (byCeiling.size < CEILINGS_KEPT) byCeiling.set(maxLatencyMs, pick ?? null);
   return pick;
 }
