@@ -59,6 +59,17 @@ describe('GET /api/v1/search (marketplace.md:91, DESIGN §5 Discovery)', () => {
     expect(anm.json.data.map((r: { resource_id: string }) => r.resource_id)).toEqual([ids.weatherAnm]);
   });
 
+  it('records with text outside ASCII come back whole, the same bytes again when asked again', async () => {
+    const res = await h.req('POST', '/api/v1/resources', { body: await signedListing(seller(), { name: 'Météo ☀ 天気', description: 'Prévisions « heure par heure »', tags: ['météo'], price: '0.01' }) });
+    expect(res.status).toBe(201);
+    await h.deps.index.refresh();
+    const first = await h.req('GET', '/api/v1/search?capability=m%C3%A9t%C3%A9o');
+    expect(first.json.data.map((r: { name: string }) => r.name)).toEqual(['Météo ☀ 天気']);
+    expect(first.json.data[0].description).toBe('Prévisions « heure par heure »');
+    const again = await h.req('GET', '/api/v1/search?capability=m%C3%A9t%C3%A9o');
+    expect(again.json).toEqual(first.json);
+  });
+
   it.each([['asset=BTC'], ['max_price=abc'], ['max_price=-1'], ['limit=0'], ['unknown=1']])('bad query %s → 400 bad_request', async (q) => {
     const res = await h.req('GET', `/api/v1/search?${q}`);
     expect(res.status).toBe(400);
