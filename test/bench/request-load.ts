@@ -42,7 +42,7 @@ export async function runRequests(o: { url: string; requests: readonly LoadReque
   const file = writeRequests(o.requests);
   const cpu0 = endedChildrenCpu();
   const r = wrkInstalled()
-    ? await runWrk({ url: o.url, script: 'requests', connections: o.connections, seconds: 3600, env: { BENCH_REQUESTS_FILE: file, BENCH_REQUESTS: String(o.count) } })
+    ? await runWrk({ url: o.url, script: 'requests', connections: o.connections, seconds: 3600, timeoutS: 60, env: { BENCH_REQUESTS_FILE: file, BENCH_REQUESTS: String(o.count) } })
     : await nodeLoad(o.url, file, o.count, o.connections);
   return { ...r, loadCpuS: endedChildrenCpu() - cpu0 };
 }
