@@ -70,10 +70,12 @@ const TAIL = { more: Buffer.from('],"has_more":true}'), last: Buffer.from('],"ha
  * The body of a search answer, written straight into one buffer from its records' kept bytes:
  * built as a string it was copied three times (joined, flattened to be measured, encoded to
  * be written), and a page of ten records is some ten kilobytes per request. The index keeps
- * an answer (the same array) until a listing changes, and its body is kept with it. One more
- * hit than the page is asked for, to tell `has_more`.
+ * an answer (the same array) until a listing changes; its body is kept with it from the second
+ * time it is served: most new questions are asked once, and keeping their bodies would grow
+ * the memory outside the heap that V8 answers with full collections. One more hit than the
+ * page is asked for, to tell `has_more`.
  */
-const bodies = new WeakMap<readonly SearchHit[], Buffer>();
+const bodies = new WeakMap<readonly SearchHit[], Buffer | null>();
 function searchBody(hits: readonly SearchHit[], limit: number): Buffer {
   const kept = bodies.get(hits);
   if (kept) return kept;
@@ -99,7 +101,7 @@ function searchBody(hits: readonly SearchHit[], limit: number): Buffer {
     at += body.write(relevance[i]!, at, 'latin1');
   }
   tail.copy(body, at);
-  bodies.set(hits, body);
+  bodies.set(hits, kept === undefined ? null : body);
   return body;
 }
 

@@ -21,6 +21,7 @@
 import { databaseTransport } from './bench-env.ts';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -102,6 +103,9 @@ interface Row {
   nodeMs: number;
   pgMs: number;
   loadMs: number;
+  /** The service's garbage collection per request, and its event loop's longest stall (GC or a long task): what p99 pays. */
+  gcMs: number;
+  stallMs: number;
   busy: number;
 }
 const backendPids = async (): Promise<number[]> =>
@@ -109,13 +113,24 @@ const backendPids = async (): Promise<number[]> =>
 
 /** `count` requests (`requests` round robin) from the load generator's process; any answer but 2xx stops the bench. */
 async function measure(name: string, base: string, requests: readonly LoadRequest[], count = OPS): Promise<Row> {
+  let gc = 0;
+  const gcs = new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) gc += e.duration;
+  });
+  gcs.observe({ entryTypes: ['gc'] });
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   const cpu0 = process.cpuUsage();
   const ticks0 = machineTicks();
   const { out: r, cpu: pg } = await backendsCpu(backendPids, runRequests({ url: base, requests, count, connections: CONC }));
   const cpu = process.cpuUsage(cpu0);
+  loop.disable();
+  // GC entries reach observers some time after the pause: a short wait lets the last ones in.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gcs.disconnect();
   if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
   const n = r.requests;
-  return { name, rate: r.rps, p50: r.p50, p99: r.p99, nodeMs: (cpu.user + cpu.system) / 1000 / n, pgMs: (pg * 1000) / n, loadMs: (r.loadCpuS * 1000) / n, busy: busyShare(ticks0, machineTicks()) };
+  return { name, rate: r.rps, p50: r.p50, p99: r.p99, nodeMs: (cpu.user + cpu.system) / 1000 / n, pgMs: (pg * 1000) / n, loadMs: (r.loadCpuS * 1000) / n, gcMs: gc / n, stallMs: loop.max / 1e6, busy: busyShare(ticks0, machineTicks()) };
 }
 
 const get = (p: string): LoadRequest => ({ method: 'GET', path: p });
@@ -196,10 +211,10 @@ process.stdout.write(
   `\nraw EIP-712 verify: ${fmt(verify.wall)}/s wall, ${fmt(verify.perCpuS)}/s per CPU second (viem recoverTypedDataAddress: ${fmt(viemVerify.wall)}/s wall, ${fmt(viemVerify.perCpuS)}/s per CPU second)\n`,
 );
 process.stdout.write(`load generator: ${LOAD_GENERATOR}, ${CONC} connections\n`);
-process.stdout.write(`\n| measurement | ops/s | p50 ms | p99 ms | × bare | × raw verify | service CPU ms/op | PG CPU ms/op | load generator CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|---|---|---|\n`);
+process.stdout.write(`\n| measurement | ops/s | p50 ms | p99 ms | × bare | × raw verify | service CPU ms/op | PG CPU ms/op | load generator CPU ms/op | service GC ms/op | longest stall ms | machine busy |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
 for (const x of rows) {
   process.stdout.write(
-    `| ${x.name} | ${fmt(x.rate)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.rate / bareRate, 2)} | ${fmt(x.rate / verify.wall, 2)} | ${fmt(x.nodeMs, 3)} | ${fmt(x.pgMs, 3)} | ${fmt(x.loadMs, 3)} | ${fmt(x.busy * 100)} % |\n`,
+    `| ${x.name} | ${fmt(x.rate)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.rate / bareRate, 2)} | ${fmt(x.rate / verify.wall, 2)} | ${fmt(x.nodeMs, 3)} | ${fmt(x.pgMs, 3)} | ${fmt(x.loadMs, 3)} | ${fmt(x.gcMs, 3)} | ${fmt(x.stallMs, 1)} | ${fmt(x.busy * 100)} % |\n`,
   );
 }
 market.stop();
