@@ -127,8 +127,8 @@ export class Executions {
       },
       this.deps.forward,
     );
-    this.tellListing(p.ctx.resource_id, input.intentId, res.ok && res.status < 400);
     if (!res.ok) {
+      this.tellListing(p.ctx.resource_id, input.intentId, false);
       await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
       throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
     }
@@ -137,6 +137,7 @@ export class Executions {
     // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
     const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
     deliver?.(result);
+    this.tellListing(p.ctx.resource_id, input.intentId, res.status < 400);
     const answered = await this.deps.host.apply(target, answer);
     // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
     // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
