@@ -116,34 +116,43 @@ export class Executions {
       throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
     }
 
-    const method = listing.method.toUpperCase();
-    const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
-    const res = await forward(
-      {
-        url: listing.endpoint,
-        method,
-        headers: { [header.name]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) },
-        body,
-      },
-      this.deps.forward,
-    );
-    if (!res.ok) {
-      this.tellListing(p.ctx.resource_id, input.intentId, false);
-      await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
-      throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
+    // Until its answer is recorded and its fee step done, the watch leaves it to this call.
+    this.running.add(input.intentId);
+    try {
+      const method = listing.method.toUpperCase();
+      const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
+      const res = await forward(
+        {
+          url: listing.endpoint,
+          method,
+          headers: { [header.name]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) },
+          body,
+        },
+        this.deps.forward,
+      );
+      if (!res.ok) {
+        this.tellListing(p.ctx.resource_id, input.intentId, false);
+        await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
+        throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
+      }
+      const answer = { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent;
+      // The buyer has the answer before it is recorded: a process that dies in between records
+      // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
+      const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
+      deliver?.(result);
+      this.tellListing(p.ctx.resource_id, input.intentId, res.status < 400);
+      const answered = await this.deps.host.apply(target, answer);
+      // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
+      // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
+      if (answered.status === 'EXECUTING' && res.status < 400 && !anm) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' });
+      return result;
+    } finally {
+      this.running.delete(input.intentId);
     }
-    const answer = { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent;
-    // The buyer has the answer before it is recorded: a process that dies in between records
-    // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
-    const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
-    deliver?.(result);
-    this.tellListing(p.ctx.resource_id, input.intentId, res.status < 400);
-    const answered = await this.deps.host.apply(target, answer);
-    // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
-    // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
-    if (answered.status === 'EXECUTING' && res.status < 400 && !anm) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' });
-    return result;
   }
+
+  /** Executions this process is calling or recording (the watch skips them). */
+  private readonly running = new Set<string>();
 
   private readonly endpoints = new Map<string, { endpoint: string; method: string }>();
 
@@ -199,10 +208,11 @@ export class Executions {
     }
   }
 
-  /** Executions left with a served answer and an unsettled fee (a crash between the two). */
+  /** Executions left with a served answer and an unsettled fee (a crash between the two), but those this process is still running. */
   async reconcile(): Promise<void> {
     const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
     for (const row of rows) {
+      if (this.running.has(row.id)) continue;
       const s = row.snapshot.context.execution?.seller_status;
       if (s != null && s < 400) await this.settleFee(row.id, { ctx: row.snapshot.context, status: 'EXECUTING' }).catch(() => undefined);
     }
