@@ -10,7 +10,6 @@
  * One durable commit stands before the seller's answer goes back (ADR 0046): EXECUTING with the
  * legs' nonce bindings. The answer is recorded, and the fee taken, right after it is handed over.
  */
-import type { ListingEvent } from '../../machines/listing/events.ts';
 import { statusAfter } from '../../machines/kit/step.ts';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import { purchaseDefinition } from '../../machines/purchase/definition.ts';
@@ -26,7 +25,7 @@ import { checkTarget, forward, SELLER_TIMEOUT_MS, type ForwardOptions } from './
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
-import { LISTING_KIND, type Listings } from './listings.ts';
+import type { Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
 
 export type { ExecuteResult } from './execution-answer.ts';
@@ -131,7 +130,6 @@ export class Executions {
         this.deps.forward,
       );
       if (!res.ok) {
-        this.tellListing(p.ctx.resource_id, input.intentId, false);
         await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
         throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
       }
@@ -140,7 +138,6 @@ export class Executions {
       // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
       const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
       deliver?.(result);
-      this.tellListing(p.ctx.resource_id, input.intentId, res.status < 400);
       const answered = await this.deps.host.apply(target, answer);
       // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
       // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
@@ -175,16 +172,6 @@ export class Executions {
   private async verifyAnm(ctx: PurchaseContext, headerName: string, input: ExecuteInput): Promise<{ fee: VerifiedLeg; seller: VerifiedLeg }> {
     if (headerName !== 'PAYMENT-SIGNATURE') throw new MarketRefusal('invalid_payment', 'An ANM seller is paid with an x402 v2 exact-anm payment (PAYMENT-SIGNATURE).', 'invalid_payload');
     return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
-  }
-
-  /**
-   * The listing's paid-call success (DESIGN §5 "Scanner") learns how the seller served this
-   * execution. Through the bus, off the buyer's path: many executions of one listing would
-   * otherwise queue on its row lock. Once per intent (the event id), however often retried.
-   */
-  private tellListing(resourceId: string, intentId: string, ok: boolean): void {
-    const event = { type: 'listing.executed', id: `executed:${intentId}`, at: this.now(), intent_id: intentId, ok } satisfies ListingEvent;
-    void this.deps.host.send({ kind: LISTING_KIND, id: resourceId }, event).catch(() => undefined);
   }
 
   /** Uses the fee authorization of an execution whose seller answered below 400; `known`: the purchase as just read or written. */

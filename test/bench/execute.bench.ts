@@ -23,6 +23,8 @@ import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
+import type { Db } from '../../storage/db.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
@@ -66,7 +68,21 @@ const sellerUrl = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/an
 const devnet = LANES.includes('ANM') ? await startDevnetServer({ port: 0, blockMs: 0 }) : null;
 const rpc = devnet ? new AnmRpcClient(`${devnet.url}/live`) : null;
 const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
-const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
+// As in a marketplace process, the engine relays the outbox rows its commits write (the
+// listing's paid-call success, ADR 0046), on a database handle of its own so that its
+// statements are counted apart: a claim serves the commits of its gathering window.
+let relayStatements = 0;
+const [dbQuery, dbTx] = [backend.db.query.bind(backend.db), backend.db.tx.bind(backend.db)];
+const relayDb: Db = {
+  kind: backend.db.kind,
+  query: (sql, params) => (relayStatements++, dbQuery(sql, params)),
+  exec: (sql) => backend.db.exec(sql),
+  tx: (fn) => ((relayStatements += 2), dbTx((q) => fn({ query: (sql, params) => (relayStatements++, q.query(sql, params)), exec: (sql) => q.exec(sql) }))),
+  close: () => Promise.resolve(),
+};
+const relay = new OutboxRelay(relayDb, backend.bus);
+const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry(), onOutbox: () => relay.nudge() });
+relay.start();
 const market = openMarket(backend.db, host, { feeAddresses: FEE, forward: { allowPrivate: true }, ...(rpc && { anm: { rpc } }) });
 const sellerEvm = privateKeyToAccount(generatePrivateKey());
 const sellerAnm = generateWallet('live');
@@ -130,13 +146,17 @@ async function measure(name: string, n: number, conc: number, op: (i: number) =>
 const rawQuery = backend.db.query.bind(backend.db);
 /**
  * Waits until the work an execution does after its answer is done: on USDC the fee settled
- * (SETTLED), on ANM the answer recorded (the fee waits for the seller transfer's depth).
+ * (SETTLED), on ANM the answer recorded (the fee waits for the seller transfer's depth); and
+ * the outbox relayed.
  */
 async function drained(lane: 'USDC' | 'ANM', ids: string[]): Promise<void> {
   const done = lane === 'USDC' ? `state = 'SETTLED'` : `snapshot->'context'->'execution'->>'seller_status' IS NOT NULL`;
   for (;;) {
-    const { rows } = await rawQuery<{ n: number }>(`SELECT count(*)::int AS n FROM actors WHERE id = ANY($1) AND ${done}`, [ids]);
-    if (rows[0]!.n === ids.length) return;
+    const { rows } = await rawQuery<{ n: number; unpublished: number }>(
+      `SELECT count(*)::int AS n, (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS unpublished FROM actors WHERE id = ANY($1) AND ${done}`,
+      [ids],
+    );
+    if (rows[0]!.n === ids.length && rows[0]!.unpublished === 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -157,11 +177,12 @@ let count = 0;
  * Statements the service sends per execution (each a round trip; BEGIN/COMMIT counted apart):
  * those sent by the time its answer is handed over, and all, once the work after it is done.
  */
-async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<{ before: number; all: number }> {
+async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<{ before: number; all: number; relay: number }> {
   const prepared = await prepare(lane, n);
   const db = backend.db as { query: (...a: unknown[]) => Promise<unknown>; tx: (fn: (q: unknown) => Promise<unknown>) => Promise<unknown> };
   const [query, tx] = [db.query.bind(db), db.tx.bind(db)];
   let [before, all] = [0, 0];
+  const relay0 = relayStatements;
   db.query = (...a) => (count++, query(...a));
   const counted = (q: object): object =>
     new Proxy(q, {
@@ -183,20 +204,21 @@ async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<{ before:
   }
   db.query = query;
   db.tx = tx;
-  return { before: before / n, all: all / n };
+  return { before: before / n, all: all / n, relay: (relayStatements - relay0) / n };
 }
 
 const rows: Row[] = [];
 const added: string[] = [];
 for (const lane of LANES) {
   const st = await statementsPer(lane, 20);
-  added.push(`${lane}: ${fmt(st.all, 1)} SQL statements per execution, ${fmt(st.before, 1)} of them before the answer is returned`);
   const prepared = await prepare(lane, OPS + SERIAL);
   const direct = (p: Prepared) => call(sellerUrl, JSON.stringify({ question: 1 }), { 'payment-signature': p.header }).then(check(200));
   const routed = (p: Prepared) => call(`${url}/api/v1/route/execute`, p.body).then(check(200));
   const ids = (from: number, n: number) => prepared.slice(from, from + n).map((p) => p.id);
   rows.push(await measure(`${lane}: direct call to the seller`, OPS, CONC, (i) => direct(prepared[i]!)));
+  const relay0 = relayStatements;
   rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!), () => drained(lane, ids(0, OPS))));
+  added.push(`${lane}: ${fmt(st.all, 1)} SQL statements per execution, ${fmt(st.before, 1)} of them before the answer is returned; the outbox relay's ${fmt(st.relay, 1)} one execution at a time, ${fmt((relayStatements - relay0) / OPS, 2)} in the saturated run`);
   const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, 1, (i) => direct(prepared[OPS + i]!));
   const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!), () => drained(lane, ids(OPS, SERIAL)));
   rows.push(d1, r1);
@@ -206,6 +228,7 @@ for (const lane of LANES) {
 process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|\n`);
 for (const x of rows) process.stdout.write(`| ${x.name} | ${fmt(x.r.rate)} | ${x.doneRate === undefined ? '' : fmt(x.doneRate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(x.cpuMs, 3)} | ${fmt(x.busy * 100)} % |\n`);
 process.stdout.write(`\n${added.join('\n')}\n`);
+await relay.stop();
 market.stop();
 await app.close();
 agent.destroy();

@@ -136,6 +136,7 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(again.json.error.code).toBe('leg_replayed');
     expect((await h.req('POST', '/api/v1/route/execute', { body })).status).toBe(409);
     expect(hits['/echo']).toBe(before);
+    await settlesAs(q.intent_id, 'SETTLED');
   });
 
   it('seller 500: SELLER_FAILED and the fee is never taken ("settles the fee leg only when the seller answered below 400")', async () => {
@@ -170,6 +171,8 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(r.json.status).toBe(302);
     expect(r.json.headers.location).toBe('/target');
     expect(hits['/target']).toBeUndefined();
+    // A 3xx is an answer below 400: the fee is taken.
+    await settlesAs(q.intent_id, 'SETTLED');
   });
 
   it('a seller that does not answer in time: 502 seller_unreachable, SELLER_FAILED, no fee ("timeout 30 s", shortened by option)', async () => {
