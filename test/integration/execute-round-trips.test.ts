@@ -75,7 +75,7 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
   });
 
   /** One execution through `apps[app]`: the statements before its answer came back, and all of them once the fee settled. */
-  async function execute(app: number): Promise<{ before: string[]; all: string[] }> {
+  async function execute(app: number): Promise<{ before: string[]; all: string[]; intentId: string }> {
     const q = await quoting.purchases.quote({ capability: 'answer', asset: 'USDC' });
     const l = q.payment_requirements.accepts[0]!.extra.legs;
     const fee = await signLeg(buyer, { to: l.fee.payTo, value: l.fee.amount });
@@ -88,7 +88,7 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     await waitFor(async () => (await markets[app]!.purchases.read(q.intent_id))?.status === 'SETTLED', 10_000, 'the fee settled');
     // The look-ups of the wait are the test's, not the execution's.
     const all = statements.filter((s) => !s.startsWith('SELECT state, snapshot FROM actors'));
-    return { before: before.map((s) => s.slice(0, 26)), all: all.map((s) => s.slice(0, 26)) };
+    return { before: before.map((s) => s.slice(0, 26)), all: all.map((s) => s.slice(0, 26)), intentId: q.intent_id };
   }
 
   const write = 'WITH up AS (UPDATE actors ';
@@ -100,6 +100,12 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     const { before, all } = await execute(0);
     expect(before).toEqual([ledgerRead, write]);
     expect(all).toEqual([ledgerRead, write, write, settle, write]);
+  });
+
+  it("the listing's paid-call success rides on the answer's record: one outbox row for the listing", async () => {
+    const { intentId } = await execute(0);
+    const { rows } = await b.db.query<{ msg_id: string; subject: string; ok: boolean }>(`SELECT msg_id, subject, (payload->'event'->>'ok')::boolean AS ok FROM outbox WHERE actor_id = $1 AND msg_id LIKE 'executed:%'`, [intentId]);
+    expect(rows.map((r) => [r.msg_id, r.subject.startsWith('actor.listing.'), r.ok])).toEqual([[`executed:${intentId}`, true, true]]);
   });
 
   it('in another process: the purchase read first, then the same', async () => {
