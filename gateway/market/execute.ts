@@ -2,7 +2,8 @@
  * `POST /api/v1/route/execute` (marketplace.md "Endpoints"; DESIGN §5 "Routed execution"):
  * the fee leg verified against the quote, the buyer's seller payment header forwarded
  * verbatim with `body`, and the seller's answer returned. A seller answer of any status is a
- * 200 here (its status is in the body); a seller that cannot be reached is 502.
+ * 200 here (its status is in the body); a seller that cannot be reached is 502. The answer is
+ * sent before it is recorded and before the fee is taken (ADR 0046).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
@@ -25,8 +26,19 @@ const execute: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) 
     const r = executeBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     if (!INTENT_ID.test(r.data.intent_id)) throw new AppError('not_found', 'No purchase intent with this id.');
-    const out = await deps.executions.execute({ intentId: r.data.intent_id, fee: r.data.fee_payment.legs.fee, sellerPayment: r.data.seller_payment, body: r.data.body });
-    sendJson(reply, 200, out);
+    const input = { intentId: r.data.intent_id, fee: r.data.fee_payment.legs.fee, sellerPayment: r.data.seller_payment, body: r.data.body };
+    // The seller's answer goes back before it is recorded (ADR 0046); what fails after that
+    // can no longer change the response: the execution's deadline or watch settles it.
+    let sent = false;
+    try {
+      await deps.executions.execute(input, (out) => {
+        sent = true;
+        sendJson(reply, 200, out);
+      });
+    } catch (err) {
+      if (!sent) throw err;
+      req.log.error({ err, intent_id: input.intentId }, 'routed execution: the answer was sent, recording it failed');
+    }
   });
 };
 

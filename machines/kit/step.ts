@@ -103,6 +103,15 @@ export function step(def: DurableMachine, current: PersistedSnapshot, event: Eve
   return { accepted: true, ...persist(next), status: def.status(next), effects };
 }
 
+/**
+ * The status `event` would lead to from `current`, without making the snapshot: for an answer
+ * given before the event is written (it is written right after, and the write steps again).
+ */
+export function statusAfter(def: DurableMachine, current: PersistedSnapshot, event: EventFromLogic<AnyStateMachine>): string {
+  const [next] = collecting(def.machine, (scope) => def.machine.transition(restore(def, current), event, scope));
+  return def.status(next);
+}
+
 /** Rebuilds a snapshot from a journal: the first event creates, the rest step. */
 export function replay(def: DurableMachine, events: readonly EventBase[]): PersistedSnapshot {
   const first = events[0];

@@ -35,6 +35,15 @@ const tellListing = {
 };
 
 const cancelExecution = { type: 'cancelTimer' as const, params: { name: 'execution' } };
+/** The listing's paid-call success learns how the seller served a routed execution, once per intent. */
+const tellExecuted = {
+  type: 'sendTo' as const,
+  params: ({ context, event }: Args) => ({
+    kind: 'listing',
+    actorId: context.resource_id,
+    event: { type: 'listing.executed', id: `executed:${context.intent_id}`, at: event.at, intent_id: context.intent_id, ok: event.type === 'execute.answered' && event.seller_status < 400 },
+  }),
+};
 /** ANM routed execution: the seller transfer must be settled before the fee leg may no longer be used. */
 const executionSellerDeadline = {
   type: 'scheduleTimer' as const,
@@ -184,13 +193,13 @@ export const purchaseMachine = purchase.createMachine({
     EXECUTING: {
       on: {
         'execute.answered': [
-          { guard: and([not('sellerAnswered'), 'answerServes', 'chainBothSettled']), target: 'SETTLED', actions: ['recordAnswer', cancelExecution, 'takeChainFee', tellListing] },
+          { guard: and([not('sellerAnswered'), 'answerServes', 'chainBothSettled']), target: 'SETTLED', actions: ['recordAnswer', cancelExecution, tellExecuted, 'takeChainFee', tellListing] },
           // ANM: the fee waits for the seller transfer's depth, until the fee leg's validBefore.
-          { guard: and([not('sellerAnswered'), 'answerServes', 'watchesChain']), actions: ['recordAnswer', cancelExecution, executionSellerDeadline] },
-          { guard: and([not('sellerAnswered'), 'answerServes']), actions: ['recordAnswer', cancelExecution] },
-          { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', cancelExecution] },
+          { guard: and([not('sellerAnswered'), 'answerServes', 'watchesChain']), actions: ['recordAnswer', cancelExecution, tellExecuted, executionSellerDeadline] },
+          { guard: and([not('sellerAnswered'), 'answerServes']), actions: ['recordAnswer', cancelExecution, tellExecuted] },
+          { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', cancelExecution, tellExecuted] },
         ],
-        'execute.failed': { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['noteSellerFailure', cancelExecution] },
+        'execute.failed': { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['noteSellerFailure', cancelExecution, tellExecuted] },
         'timer.expired': [
           // A runtime that died mid-call recorded no answer: the fee is never taken for it.
           { guard: and(['executionDue', not('sellerAnswered')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },

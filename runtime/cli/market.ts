@@ -174,8 +174,9 @@ async function execute(a: ParsedArgs): Promise<CommandResult> {
   } catch (e) {
     throw explainRefusal(e, signer);
   }
-  // On ANM the fee is submitted by the marketplace once the seller's transfer is settled.
-  const later = asset === 'ANM' && r.purchase_status === 'EXECUTING' ? ' (the fee follows once the seller transfer is settled)' : '';
+  // A served answer comes back before the fee is taken: on USDC at once, on ANM once the
+  // seller's transfer is settled.
+  const later = r.purchase_status !== 'EXECUTING' ? '' : asset === 'ANM' ? ' (the fee follows once the seller transfer is settled)' : ' (the fee is taken right after the answer)';
   const text = [quoteText(quote, asset), `seller answered ${r.status} (${r.headers['content-type'] ?? 'no content-type'}); purchase ${r.purchase_status}${later}`, r.body].join('\n');
   return { data: r, text, quiet: r.body };
 }

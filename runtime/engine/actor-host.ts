@@ -139,6 +139,15 @@ export class ActorHost {
     this.cache?.set(id, row);
   }
 
+  /**
+   * The row this process last wrote or observed for an actor, if it still keeps it. It may be
+   * stale (another process moved the actor on): a caller may decide from it only what a write
+   * from it re-checks, since that write's version check sends a stale row to the locked path.
+   */
+  seen(id: string): CachedActor | undefined {
+    return this.cache?.get(id);
+  }
+
   private remember(r: ApplyResult): void {
     this.cache?.set(r.actorId, { version: r.version, state: r.status, snapshot: r.snapshot, merchant: r.merchant, mode: r.mode });
   }

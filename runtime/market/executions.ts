@@ -6,9 +6,13 @@
  * Anything else, including a runtime that dies mid-call, ends SELLER_FAILED with the fee
  * authorization unused. On the ANM lane the fee transfer must follow the forwarded seller
  * transfer's nonce and is submitted only once that transfer is settled (ADR 0038).
+ *
+ * One durable commit stands before the seller's answer goes back (ADR 0046): EXECUTING with the
+ * legs' nonce bindings. The answer is recorded, and the fee taken, right after it is handed over.
  */
-import type { ListingEvent } from '../../machines/listing/events.ts';
+import { statusAfter } from '../../machines/kit/step.ts';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
+import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { Db } from '../../storage/db.ts';
@@ -16,13 +20,15 @@ import type { ActorHost } from '../engine/actor-host.ts';
 import { takeAnmExecutionFee } from './anm-execution.ts';
 import { verifyAnmLegs } from './anm-purchase.ts';
 import { MarketRefusal } from './errors.ts';
+import { executionResult, sellerHeader, type ExecuteResult } from './execution-answer.ts';
 import { checkTarget, forward, SELLER_TIMEOUT_MS, type ForwardOptions } from './forward.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
-import { fromBase64Json } from './leg-codec.ts';
-import { LISTING_KIND, type Listings } from './listings.ts';
+import type { Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
+
+export type { ExecuteResult } from './execution-answer.ts';
 
 /** Time after the seller's timeout by which an answer must be recorded (else SELLER_FAILED). */
 const RECORD_GRACE_MS = 15_000;
@@ -37,17 +43,11 @@ export interface ExecuteInput {
   body: unknown;
 }
 
-export interface ExecuteResult {
-  object: 'execution';
-  intent_id: string;
-  purchase_status: PurchaseStatus;
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  body_encoding: 'utf8' | 'base64';
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * Takes the seller's answer as soon as it is known, before it is recorded: the caller sends it
+ * to the buyer. It must not throw.
+ */
+export type Deliver = (result: ExecuteResult) => void;
 
 type Purchase = { ctx: PurchaseContext; status: PurchaseStatus };
 
@@ -73,9 +73,17 @@ export class Executions {
     return (this.deps.clock ?? Date.now)();
   }
 
-  async execute(input: ExecuteInput): Promise<ExecuteResult> {
+  /**
+   * Runs one execution. `deliver` gets the seller's answer before it is recorded (ADR 0046);
+   * the promise settles once the answer is recorded and, on USDC, the fee step is done. Its
+   * `purchase_status` is the status the answer leads to: SELLER_FAILED for an answer of 400 or
+   * more, EXECUTING for a served one (the fee follows; `GET /api/v1/purchases/{id}`).
+   */
+  async execute(input: ExecuteInput, deliver?: Deliver): Promise<ExecuteResult> {
     const { purchases } = this.deps;
-    const p = await purchases.read(input.intentId);
+    // Decided from the row this process last saw when it has one: the EXECUTING write checks
+    // its version, and a purchase moved on meanwhile is refused there.
+    const p = await purchases.recent(input.intentId);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (p.status !== 'QUOTED') throw new MarketRefusal('leg_replayed', `This intent was already used (${p.status}): one execution or purchase per intent.`);
@@ -107,39 +115,41 @@ export class Executions {
       throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
     }
 
-    const method = listing.method.toUpperCase();
-    const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
-    const res = await forward(
-      {
-        url: listing.endpoint,
-        method,
-        headers: { [header.name]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) },
-        body,
-      },
-      this.deps.forward,
-    );
-    this.tellListing(p.ctx.resource_id, input.intentId, res.ok && res.status < 400);
-    if (!res.ok) {
-      await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
-      throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
+    // Until its answer is recorded and its fee step done, the watch leaves it to this call.
+    this.running.add(input.intentId);
+    try {
+      const method = listing.method.toUpperCase();
+      const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
+      const res = await forward(
+        {
+          url: listing.endpoint,
+          method,
+          headers: { [header.name]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) },
+          body,
+        },
+        this.deps.forward,
+      );
+      if (!res.ok) {
+        await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
+        throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
+      }
+      const answer = { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent;
+      // The buyer has the answer before it is recorded: a process that dies in between records
+      // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
+      const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
+      deliver?.(result);
+      const answered = await this.deps.host.apply(target, answer);
+      // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
+      // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
+      if (answered.status === 'EXECUTING' && res.status < 400 && !anm) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' });
+      return result;
+    } finally {
+      this.running.delete(input.intentId);
     }
-    const answered = await this.deps.host.apply(target, { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent);
-    let status = answered.status as PurchaseStatus;
-    // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
-    // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
-    if (status === 'EXECUTING' && res.status < 400 && !anm) status = await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status });
-    const headers = Object.fromEntries(Object.entries(res.headers).filter((e): e is [string, string] => e[1] !== undefined));
-    const text = decodeUtf8(res.body);
-    return {
-      object: 'execution',
-      intent_id: input.intentId,
-      purchase_status: status,
-      status: res.status,
-      headers,
-      body: text ?? res.body.toString('base64'),
-      body_encoding: text === null ? 'base64' : 'utf8',
-    };
   }
+
+  /** Executions this process is calling or recording (the watch skips them). */
+  private readonly running = new Set<string>();
 
   private readonly endpoints = new Map<string, { endpoint: string; method: string }>();
 
@@ -164,60 +174,34 @@ export class Executions {
     return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
   }
 
-  /**
-   * The listing's paid-call success (DESIGN §5 "Scanner") learns how the seller served this
-   * execution. Through the bus, off the buyer's path: many executions of one listing would
-   * otherwise queue on its row lock. Once per intent (the event id), however often retried.
-   */
-  private tellListing(resourceId: string, intentId: string, ok: boolean): void {
-    const event = { type: 'listing.executed', id: `executed:${intentId}`, at: this.now(), intent_id: intentId, ok } satisfies ListingEvent;
-    void this.deps.host.send({ kind: LISTING_KIND, id: resourceId }, event).catch(() => undefined);
-  }
-
   /** Uses the fee authorization of an execution whose seller answered below 400; `known`: the purchase as just read or written. */
-  async settleFee(intentId: string, known?: Purchase | null): Promise<PurchaseStatus> {
+  async settleFee(intentId: string, known?: Purchase | null): Promise<void> {
     const p = known ?? (await this.deps.purchases.read(intentId));
-    if (p?.ctx.asset === 'ANM' && this.deps.anm) return takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId, p);
+    if (p?.ctx.asset === 'ANM' && this.deps.anm) {
+      await takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId, p);
+      return;
+    }
     const ex = p?.ctx.execution;
-    if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return p?.status ?? 'EXECUTING';
+    if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return;
+    // The leg is this execution's fee: its settlement is recorded without looking its binding up.
+    const bound = { intent_id: intentId, leg: 'fee' as const };
     // A settle racing another process's for the same authorization is refused by the ledger
     // (one use per nonce); the execution stays EXECUTING and the next reconcile records it.
-    const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
+    const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload, bound).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
     // A settle whose report was lost earlier (a crash) is recorded now; a fresh one reports itself.
-    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', ex.fee.payer, ex.fee.nonce, r.tx);
+    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', ex.fee.payer, ex.fee.nonce, r.tx, bound);
     if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${ex.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
     }
-    return (await this.deps.purchases.read(intentId))?.status ?? 'EXECUTING';
   }
 
-  /** Executions left with a served answer and an unsettled fee (a crash between the two). */
+  /** Executions left with a served answer and an unsettled fee (a crash between the two), but those this process is still running. */
   async reconcile(): Promise<void> {
     const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
     for (const row of rows) {
+      if (this.running.has(row.id)) continue;
       const s = row.snapshot.context.execution?.seller_status;
       if (s != null && s < 400) await this.settleFee(row.id, { ctx: row.snapshot.context, status: 'EXECUTING' }).catch(() => undefined);
     }
-  }
-}
-
-/**
- * The header the seller's 402 named, read from the payment the buyer built for it: x402 v1
- * payments go in `X-PAYMENT`, v2 in `PAYMENT-SIGNATURE`. The value itself is never changed.
- */
-function sellerHeader(value: string): { name: string; nonce: string | null } {
-  const v = fromBase64Json(value) as { x402Version?: unknown; payload?: { authorization?: { nonce?: unknown } } } | undefined;
-  if (!v || typeof v !== 'object' || (v.x402Version !== 1 && v.x402Version !== 2)) {
-    throw new MarketRefusal('invalid_payment', 'seller_payment must be the base64 x402 payment header the seller asked for (x402 v1 or v2).', 'invalid_payload');
-  }
-  const nonce = v.payload?.authorization?.nonce;
-  return { name: v.x402Version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE', nonce: typeof nonce === 'string' ? nonce.toLowerCase() : null };
-}
-
-function decodeUtf8(b: Buffer): string | null {
-  try {
-    return utf8.decode(b);
-  } catch {
-    return null;
   }
 }

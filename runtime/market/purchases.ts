@@ -16,7 +16,7 @@ import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
-import type { SettleResult } from './lanes/usdc-ledger.ts';
+import type { BoundLeg, SettleResult } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
@@ -79,7 +79,7 @@ export class Purchases {
       clock?: () => number;
     },
   ) {
-    deps.usdc.onSettled((authorizer, nonce, tx) => this.legSettled('USDC', authorizer, nonce, tx));
+    deps.usdc.onSettled((authorizer, nonce, tx, bound) => this.legSettled('USDC', authorizer, nonce, tx, bound));
   }
 
   private now(): number {
@@ -143,6 +143,21 @@ export class Purchases {
     const { rows } = await this.deps.db.query<PurchaseRow>(`SELECT state, snapshot FROM actors WHERE id = $1 AND kind = $2`, [intentId, PURCHASE_KIND]);
     const row = rows[0];
     return row ? asRead(row) : null;
+  }
+
+  /**
+   * The purchase as this process last wrote or read it, else read with its whole row, which
+   * the engine keeps so that the next event takes the optimistic path (ADR 0012). Possibly
+   * stale: only for decisions the next write checks again (ADR 0046).
+   */
+  async recent(intentId: string): Promise<PurchaseRead | null> {
+    const kept = this.deps.host.seen(intentId);
+    if (kept) return asRead(kept);
+    const { rows } = await this.deps.db.query<Required<PurchaseRow>>(`SELECT state, snapshot, version, merchant, mode FROM actors WHERE id = $1 AND kind = $2`, [intentId, PURCHASE_KIND]);
+    const row = rows[0];
+    if (!row) return null;
+    this.deps.host.observe(intentId, row);
+    return asRead(row);
   }
 
   async resource(intentId: string) {
@@ -244,11 +259,17 @@ export class Purchases {
     }
   }
 
-  /** A settlement seen on a lane: if it was a purchase's seller leg, record it and settle the fee. */
-  async legSettled(lane: MarketAsset, authorizer: string, nonce: string, tx: string): Promise<void> {
-    const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(`SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $1 AND authorizer = $2 AND nonce = $3`, [lane, authorizer, nonce]);
-    const bound = rows[0];
-    if (!bound || (bound.leg !== 'seller' && bound.leg !== 'fee')) return;
+  /**
+   * A settlement seen on a lane: if it was a purchase's leg, record it, and after a seller leg
+   * settle the fee. `bound`: the leg's binding when the settling caller knows it (no look-up).
+   */
+  async legSettled(lane: MarketAsset, authorizer: string, nonce: string, tx: string, bound?: BoundLeg): Promise<void> {
+    if (!bound) {
+      const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(`SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $1 AND authorizer = $2 AND nonce = $3`, [lane, authorizer, nonce]);
+      const row = rows[0];
+      if (!row || (row.leg !== 'seller' && row.leg !== 'fee')) return;
+      bound = { intent_id: row.intent_id, leg: row.leg };
+    }
     const leg = bound.leg;
     await this.deps.host.apply({ kind: PURCHASE_KIND, id: bound.intent_id }, { type: 'leg.settled', id: `settled:${leg}:${nonce}`, at: this.now(), leg, tx } satisfies PurchaseEvent);
     if (leg === 'seller') await this.settleFee(bound.intent_id);

@@ -7,9 +7,11 @@
  * seller), then routed executions of fresh quotes whose fee legs were signed beforehand, each
  * saturated (BENCH_CONCURRENCY, default 32) and one at a time (the added latency). The seller
  * answers 200 without settling, so each execution is the marketplace's own work: fee leg
- * verification, one execution recorded, the call, the answer recorded and, on USDC, the fee
- * settled on the simulated ledger (on ANM the fee waits for the seller transfer's depth).
- * The load generator and, on ANM, the devnet run in this process: their CPU counts against it.
+ * verification, one execution recorded, the call, then, after the answer is returned (ADR
+ * 0046), the answer recorded and, on USDC, the fee settled on the simulated ledger (on ANM the
+ * fee waits for the seller transfer's depth). Each run waits for that work to finish too: its
+ * rate counts it, and so does the CPU per execution. The load generator and, on ANM, the
+ * devnet run in this process: their CPU counts against it.
  * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time, 500).
  */
 import { databaseTransport } from './bench-env.ts';
@@ -21,6 +23,8 @@ import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
+import type { Db } from '../../storage/db.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
@@ -64,7 +68,21 @@ const sellerUrl = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/an
 const devnet = LANES.includes('ANM') ? await startDevnetServer({ port: 0, blockMs: 0 }) : null;
 const rpc = devnet ? new AnmRpcClient(`${devnet.url}/live`) : null;
 const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
-const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
+// As in a marketplace process, the engine relays the outbox rows its commits write (the
+// listing's paid-call success, ADR 0046), on a database handle of its own so that its
+// statements are counted apart: a claim serves the commits of its gathering window.
+let relayStatements = 0;
+const [dbQuery, dbTx] = [backend.db.query.bind(backend.db), backend.db.tx.bind(backend.db)];
+const relayDb: Db = {
+  kind: backend.db.kind,
+  query: (sql, params) => (relayStatements++, dbQuery(sql, params)),
+  exec: (sql) => backend.db.exec(sql),
+  tx: (fn) => ((relayStatements += 2), dbTx((q) => fn({ query: (sql, params) => (relayStatements++, q.query(sql, params)), exec: (sql) => q.exec(sql) }))),
+  close: () => Promise.resolve(),
+};
+const relay = new OutboxRelay(relayDb, backend.bus);
+const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry(), onOutbox: () => relay.nudge() });
+relay.start();
 const market = openMarket(backend.db, host, { feeAddresses: FEE, forward: { allowPrivate: true }, ...(rpc && { anm: { rpc } }) });
 const sellerEvm = privateKeyToAccount(generatePrivateKey());
 const sellerAnm = generateWallet('live');
@@ -80,6 +98,7 @@ const url = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL ?? '') : 'PGlite'}); lanes ${LANES.join(', ')}; ${OPS} saturated + ${SERIAL} serial executions per lane, concurrency ${CONC}\n`);
 
 interface Prepared {
+  id: string;
   body: string;
   header: string;
 }
@@ -100,7 +119,7 @@ async function prepare(lane: 'USDC' | 'ANM', n: number): Promise<Prepared[]> {
         ? [await signLeg(buyerEvm, { to: legs.seller.payTo, value: legs.seller.amount }), await signLeg(buyerEvm, { to: legs.fee.payTo, value: legs.fee.amount })]
         : [anmLeg(buyerAnm, { to: legs.seller.payTo, amount: BigInt(legs.seller.amount), reference: `order:${i}`, nonce: 2n * BigInt(i) }), anmLeg(buyerAnm, { to: legs.fee.payTo, amount: BigInt(legs.fee.amount), reference: legs.fee.reference!, nonce: 2n * BigInt(i) + 1n })];
     const header = Buffer.from(JSON.stringify(sellerLeg)).toString('base64');
-    out[i] = { header, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header, body: { question: i } }) };
+    out[i] = { id: q.intent_id, header, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header, body: { question: i } }) };
   });
   return out;
 }
@@ -110,21 +129,60 @@ interface Row {
   r: RunStats;
   cpuMs: number;
   busy: number;
+  /** Executions per second until the work after the answers was done too (routed runs). */
+  doneRate?: number;
 }
-async function measure(name: string, n: number, conc: number, op: (i: number) => Promise<unknown>): Promise<Row> {
+async function measure(name: string, n: number, conc: number, op: (i: number) => Promise<unknown>, after?: () => Promise<void>): Promise<Row> {
   const cpu0 = process.cpuUsage();
   const ticks0 = machineTicks();
+  const t0 = performance.now();
   const r = await drive(n, conc, op);
+  await after?.();
+  const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  return { name, r, cpuMs: (cpu.user + cpu.system) / 1000 / n, busy: busyShare(ticks0, machineTicks()) };
+  return { name, r, cpuMs: (cpu.user + cpu.system) / 1000 / n, busy: busyShare(ticks0, machineTicks()), ...(after && { doneRate: n / seconds }) };
 }
 
-/** Statements the service sends per execution (each a round trip; BEGIN/COMMIT counted apart). */
-async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<number> {
+const rawQuery = backend.db.query.bind(backend.db);
+/**
+ * Waits until the work an execution does after its answer is done: on USDC the fee settled
+ * (SETTLED), on ANM the answer recorded (the fee waits for the seller transfer's depth); and
+ * the outbox relayed.
+ */
+async function drained(lane: 'USDC' | 'ANM', ids: string[]): Promise<void> {
+  const done = lane === 'USDC' ? `state = 'SETTLED'` : `snapshot->'context'->'execution'->>'seller_status' IS NOT NULL`;
+  for (;;) {
+    const { rows } = await rawQuery<{ n: number; unpublished: number }>(
+      `SELECT count(*)::int AS n, (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS unpublished FROM actors WHERE id = ANY($1) AND ${done}`,
+      [ids],
+    );
+    if (rows[0]!.n === ids.length && rows[0]!.unpublished === 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Count of statements sent when an execution's answer is handed over (ADR 0046). */
+let atAnswer = 0;
+let count = 0;
+{
+  const run = market.executions.execute.bind(market.executions);
+  market.executions.execute = (input, deliver) =>
+    run(input, (r) => {
+      atAnswer += count;
+      deliver?.(r);
+    });
+}
+
+/**
+ * Statements the service sends per execution (each a round trip; BEGIN/COMMIT counted apart):
+ * those sent by the time its answer is handed over, and all, once the work after it is done.
+ */
+async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<{ before: number; all: number; relay: number }> {
   const prepared = await prepare(lane, n);
   const db = backend.db as { query: (...a: unknown[]) => Promise<unknown>; tx: (fn: (q: unknown) => Promise<unknown>) => Promise<unknown> };
   const [query, tx] = [db.query.bind(db), db.tx.bind(db)];
-  let count = 0;
+  let [before, all] = [0, 0];
+  const relay0 = relayStatements;
   db.query = (...a) => (count++, query(...a));
   const counted = (q: object): object =>
     new Proxy(q, {
@@ -135,30 +193,42 @@ async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<number> {
       },
     });
   db.tx = (fn) => ((count += 2), tx((q) => fn(counted(q as object))));
-  for (const p of prepared) await call(`${url}/api/v1/route/execute`, p.body).then(check(200));
+  for (const p of prepared) {
+    // One execution at a time, its work after the answer done before the next one starts.
+    count = 0;
+    atAnswer = 0;
+    await call(`${url}/api/v1/route/execute`, p.body).then(check(200));
+    await drained(lane, [p.id]);
+    before += atAnswer;
+    all += count;
+  }
   db.query = query;
   db.tx = tx;
-  return count / n;
+  return { before: before / n, all: all / n, relay: (relayStatements - relay0) / n };
 }
 
 const rows: Row[] = [];
 const added: string[] = [];
 for (const lane of LANES) {
-  added.push(`${lane}: ${fmt(await statementsPer(lane, 20), 1)} SQL statements per execution`);
+  const st = await statementsPer(lane, 20);
   const prepared = await prepare(lane, OPS + SERIAL);
   const direct = (p: Prepared) => call(sellerUrl, JSON.stringify({ question: 1 }), { 'payment-signature': p.header }).then(check(200));
   const routed = (p: Prepared) => call(`${url}/api/v1/route/execute`, p.body).then(check(200));
+  const ids = (from: number, n: number) => prepared.slice(from, from + n).map((p) => p.id);
   rows.push(await measure(`${lane}: direct call to the seller`, OPS, CONC, (i) => direct(prepared[i]!)));
-  rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!)));
+  const relay0 = relayStatements;
+  rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!), () => drained(lane, ids(0, OPS))));
+  added.push(`${lane}: ${fmt(st.all, 1)} SQL statements per execution, ${fmt(st.before, 1)} of them before the answer is returned; the outbox relay's ${fmt(st.relay, 1)} one execution at a time, ${fmt((relayStatements - relay0) / OPS, 2)} in the saturated run`);
   const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, 1, (i) => direct(prepared[OPS + i]!));
-  const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!));
+  const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!), () => drained(lane, ids(OPS, SERIAL)));
   rows.push(d1, r1);
   added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time)`);
 }
 
-process.stdout.write(`\n| measurement | ops/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|\n`);
-for (const x of rows) process.stdout.write(`| ${x.name} | ${fmt(x.r.rate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(x.cpuMs, 3)} | ${fmt(x.busy * 100)} % |\n`);
+process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|\n`);
+for (const x of rows) process.stdout.write(`| ${x.name} | ${fmt(x.r.rate)} | ${x.doneRate === undefined ? '' : fmt(x.doneRate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(x.cpuMs, 3)} | ${fmt(x.busy * 100)} % |\n`);
 process.stdout.write(`\n${added.join('\n')}\n`);
+await relay.stop();
 market.stop();
 await app.close();
 agent.destroy();

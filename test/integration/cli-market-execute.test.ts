@@ -15,6 +15,7 @@ import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seller, signedListing } from '../fixtures/market.ts';
+import { waitFor } from '../helpers/backends.ts';
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { FEE_ADDRESSES, useMarket } from '../market/harness.ts';
 
@@ -53,8 +54,10 @@ describe('anmpay market execute', () => {
     await h.market.ledger.fund(buyer, 1_000_000n);
     const fee0 = await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC);
     const r = await cliJson<Record<string, any>>(['market', 'execute', 'translator', '--body', '{"text":"hola"}', '--key', key], env()); // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(r).toMatchObject({ status: 200, purchase_status: 'SETTLED', body: '{"text":"HOLA"}', body_encoding: 'utf8' });
+    expect(r).toMatchObject({ status: 200, purchase_status: 'EXECUTING', body: '{"text":"HOLA"}', body_encoding: 'utf8' });
     expect(r.headers['payment-response']).toBeTruthy();
+    // The fee is taken right after the answer is returned (ADR 0046).
+    await waitFor(async () => (await h.market.purchases.read(r.intent_id as string))?.status === 'SETTLED', 10_000, 'the fee settled');
     expect((await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC)) - fee0).toBe(100n);
     expect(await h.market.ledger.balanceOf(buyer)).toBe(1_000_000n - 20_100n);
     // -q: the seller's body alone.

@@ -26,6 +26,7 @@ import { ExactAnmScheme } from '../../runtime/market/client/exact-anm.ts';
 import { anmBuyer, ANM } from '../fixtures/market-anm.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { cliJson } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/backends.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -102,18 +103,19 @@ describe('the demo seller on the embedded defaults', () => {
     const seller0 = await ledger().balanceOf(payee);
 
     const v2 = await cli(['market', 'execute', 'echo', '--body', '{"text":"hello"}', '--key', key]);
-    expect(v2).toMatchObject({ status: 200, purchase_status: 'SETTLED', body: '{"echo":{"text":"hello"}}', body_encoding: 'utf8' });
+    // The fee is taken right after each answer is returned (ADR 0046).
+    expect(v2).toMatchObject({ status: 200, purchase_status: 'EXECUTING', body: '{"echo":{"text":"hello"}}', body_encoding: 'utf8' });
     expect(v2.headers['payment-response']).toBeTruthy();
 
     const v1 = await cli(['market', 'execute', 'quote', '--key', key]);
-    expect(v1).toMatchObject({ status: 200, purchase_status: 'SETTLED', body_encoding: 'utf8' });
+    expect(v1).toMatchObject({ status: 200, purchase_status: 'EXECUTING', body_encoding: 'utf8' });
     expect(v1.headers['x-payment-response']).toBeTruthy();
     const answer = JSON.parse(v1.body as string) as { quote: string; author: string; day: string };
     expect(QUOTES).toContainEqual({ quote: answer.quote, author: answer.author });
 
     // Seller legs 0.01 + 0.02 USDC to the demo seller, fees 50 + 100 atomic to the marketplace.
     expect((await ledger().balanceOf(payee)) - seller0).toBe(30_000n);
-    expect((await ledger().balanceOf(feeAddress())) - fee0).toBe(150n);
+    await waitFor(async () => (await ledger().balanceOf(feeAddress())) - fee0 === 150n, 10_000, 'both fees settled');
     expect(await ledger().balanceOf(buyer)).toBe(1_000_000n - 30_150n);
   });
 

@@ -215,6 +215,8 @@ describe('POST /api/v1/route/execute on the ANM lane (DESIGN §5 "Routed executi
     const r = await execute(q, header, fee.leg);
     expect(r.json.status).toBe(200);
     expect(r.json.purchase_status).toBe('EXECUTING');
+    // The answer is recorded right after it is returned (ADR 0046); its record sets the deadline.
+    await waitFor(async () => (await h.market.purchases.read(q.intent_id))?.ctx.execution?.seller_status === 200, 10_000, 'the answer recorded');
     await h.market.executions.reconcile();
     expect(await h.chain.rpc.getTransactionByHash(fee.hash)).toBeNull();
     const { rows } = await h.backend.db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'seller_deadline'`, [q.intent_id]);

@@ -1,7 +1,8 @@
 /**
  * A marketplace process for the routed-execution fault test: joins the parent's PostgreSQL
  * schema and NATS namespace (SCHEMA, NAMESPACE), optionally the ANM lane on its devnet (ANM_RPC_URL), serves the marketplace on port 0, prints its
- * URL, and is SIGKILLed by the parent's seller in the middle of a call.
+ * URL, and is SIGKILLed by the parent in the middle of a call (HOLD_ANSWERS=1: after answering it,
+ * before the answer is recorded).
  */
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
@@ -16,6 +17,12 @@ import { FEE_ADDRESSES } from './harness.ts';
 const db = await openDb({ databaseUrl: DATABASE_URL, schema: process.env.SCHEMA });
 const bus = await NatsBus.connect({ url: NATS_URL, namespace: process.env.NAMESPACE! });
 const host = new ActorHost({ db, bus, registry: machineRegistry() });
+// HOLD_ANSWERS=1: the process stops between sending a seller's answer and recording it (the
+// record never completes), for the parent to kill it there.
+if (process.env.HOLD_ANSWERS === '1') {
+  const apply = host.apply.bind(host);
+  host.apply = (target, event, companion) => ((event as { type?: unknown }).type === 'execute.answered' ? new Promise(() => undefined) : apply(target, event, companion));
+}
 // ANM_RPC_URL: the ANM lane on the parent's devnet.
 const anmRpc = process.env.ANM_RPC_URL;
 const anm = anmRpc ? { rpc: new AnmRpcClient(anmRpc), confirmations: 1 } : undefined;

@@ -1,9 +1,10 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- assertions read parsed JSON response bodies. */
 /**
- * The marketplace process SIGKILLed while a routed execution is on the wire (issue 21 "Fault
- * test"; DESIGN §5 "Routed execution"): the purchase is left EXECUTING with no answer, the
- * next process's reconcile takes no fee for it, and its deadline ends it SELLER_FAILED with
- * the fee authorization never used.
+ * The marketplace process SIGKILLed in the middle of a routed execution (issue 21 "Fault
+ * test"; DESIGN §5 "Routed execution"): while the call is on the wire, or after the seller's
+ * answer went back to the buyer but before it was recorded (ADR 0046). Either way the purchase
+ * is left EXECUTING with no answer, the next process's reconcile takes no fee for it, and its
+ * deadline ends it SELLER_FAILED with the fee authorization never used.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -18,54 +19,87 @@ import { seller, signedListing, signLeg } from '../fixtures/market.ts';
 import { FEE_ADDRESSES } from './harness.ts';
 import { startChild } from './market-child.ts';
 
-describe.skipIf(!realAvailable)('routed execution: marketplace killed mid-call (PostgreSQL + NATS)', () => {
-  it('never settles the fee for a call whose answer was not recorded', { timeout: 60_000 }, async () => {
-    const b = await openReal();
-    let child: ChildProcess | undefined;
-    let sellerHits = 0;
-    const sellerServer = http.createServer(() => {
-      sellerHits++;
-      child?.kill('SIGKILL');
-    });
-    try {
-      await new Promise<void>((r) => sellerServer.listen(0, '127.0.0.1', r));
-      const endpoint = `http://127.0.0.1:${(sellerServer.address() as AddressInfo).port}/map`;
-      const host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
-      const market = openMarket(b.db, host, { feeAddresses: FEE_ADDRESSES });
-      const s = seller();
-      await market.listings.register(await signedListing(s, { name: 'Doomed mapmaker', tags: ['mapmaker'], endpoint, price: '0.02' }));
-      const buyer = privateKeyToAccount(generatePrivateKey());
-      await market.ledger.fund(buyer.address, 1_000_000n);
+/**
+ * A listed seller served by `answer` (which may kill the child), a funded buyer and a
+ * marketplace child process (`env`); `run` gets the child's execute call and checks that the
+ * purchase it leaves behind never takes a fee.
+ */
+async function killedDuring(answer: (res: http.ServerResponse, kill: () => void) => void, env: Record<string, string>, run: (call: Promise<Response>, kill: () => void) => Promise<void>): Promise<{ sellerHits: number }> {
+  const b = await openReal();
+  let child: ChildProcess | undefined;
+  const kill = () => child?.kill('SIGKILL');
+  let sellerHits = 0;
+  const sellerServer = http.createServer((req, res) => {
+    sellerHits++;
+    req.resume();
+    answer(res, kill);
+  });
+  try {
+    await new Promise<void>((r) => sellerServer.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(sellerServer.address() as AddressInfo).port}/map`;
+    const host = new ActorHost({ db: b.db, bus: b.bus, registry: machineRegistry() });
+    const market = openMarket(b.db, host, { feeAddresses: FEE_ADDRESSES });
+    const s = seller();
+    await market.listings.register(await signedListing(s, { name: 'Doomed mapmaker', tags: ['mapmaker'], endpoint, price: '0.02' }));
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await market.ledger.fund(buyer.address, 1_000_000n);
 
-      const started = startChild({ SCHEMA: b.schema!, NAMESPACE: b.namespace! });
-      child = started.p;
-      const exited = new Promise<NodeJS.Signals | null>((r) => started.p.once('exit', (_c, sig) => r(sig)));
-      const url = await started.url;
-      const q = await (await fetch(`${url}/api/v1/route/quote`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ capability: 'mapmaker', asset: 'USDC' }) })).json();
-      const fee = await signLeg(buyer, { to: FEE_ADDRESSES.USDC, value: 100n });
-      const sellerPayment = Buffer.from(JSON.stringify(await signLeg(buyer, { to: s.evm.address, value: 20_000n }))).toString('base64');
-      const call = fetch(`${url}/api/v1/route/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: sellerPayment }) });
-      await expect(call).rejects.toThrow();
-      expect(await exited).toBe('SIGKILL');
-      expect(sellerHits).toBe(1);
+    const started = startChild({ SCHEMA: b.schema!, NAMESPACE: b.namespace!, ...env });
+    child = started.p;
+    const exited = new Promise<NodeJS.Signals | null>((r) => started.p.once('exit', (_c, sig) => r(sig)));
+    const url = await started.url;
+    const q = await (await fetch(`${url}/api/v1/route/quote`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ capability: 'mapmaker', asset: 'USDC' }) })).json();
+    const fee = await signLeg(buyer, { to: FEE_ADDRESSES.USDC, value: 100n });
+    const sellerPayment = Buffer.from(JSON.stringify(await signLeg(buyer, { to: s.evm.address, value: 20_000n }))).toString('base64');
+    const call = fetch(`${url}/api/v1/route/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: sellerPayment }) });
+    await run(call, kill);
+    expect(await exited).toBe('SIGKILL');
 
-      const intentId = q.intent_id as string;
-      expect((await market.purchases.read(intentId))!.status).toBe('EXECUTING');
-      // The next process's watch takes no fee for a call with no recorded answer.
-      await market.executions.reconcile();
-      expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
-      const { rows } = await b.db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'execution'`, [intentId]);
-      const r = await host.apply({ kind: 'purchase', id: intentId }, { type: 'timer.expired', id: 'exec-deadline', at: Date.now() + 60_000, timer: 'execution', generation: rows[0]!.generation });
-      expect(r.status).toBe('SELLER_FAILED');
-      await market.executions.reconcile();
-      expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
-      const p = (await market.purchases.read(intentId))!;
-      expect(await market.ledger.authorizationState(p.ctx.execution!.fee.payer, p.ctx.execution!.fee.nonce)).toBe(false);
-    } finally {
-      child?.kill('SIGKILL');
-      sellerServer.closeAllConnections();
-      await new Promise((r) => sellerServer.close(r));
-      await b.close();
-    }
+    const intentId = q.intent_id as string;
+    const left = (await market.purchases.read(intentId))!;
+    expect([left.status, left.ctx.execution?.seller_status]).toEqual(['EXECUTING', null]);
+    // The next process's watch takes no fee for a call with no recorded answer.
+    await market.executions.reconcile();
+    expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
+    const { rows } = await b.db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'execution'`, [intentId]);
+    const r = await host.apply({ kind: 'purchase', id: intentId }, { type: 'timer.expired', id: 'exec-deadline', at: Date.now() + 60_000, timer: 'execution', generation: rows[0]!.generation });
+    expect(r.status).toBe('SELLER_FAILED');
+    await market.executions.reconcile();
+    expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
+    const p = (await market.purchases.read(intentId))!;
+    expect(await market.ledger.authorizationState(p.ctx.execution!.fee.payer, p.ctx.execution!.fee.nonce)).toBe(false);
+    return { sellerHits };
+  } finally {
+    kill();
+    sellerServer.closeAllConnections();
+    await new Promise((r) => sellerServer.close(r));
+    await b.close();
+  }
+}
+
+describe.skipIf(!realAvailable)('routed execution: marketplace killed mid-execution (PostgreSQL + NATS)', () => {
+  it('killed while the call is on the wire: never settles the fee for a call whose answer was not recorded', { timeout: 60_000 }, async () => {
+    const { sellerHits } = await killedDuring(
+      (_res, kill) => kill(),
+      {},
+      async (call) => {
+        await expect(call).rejects.toThrow();
+      },
+    );
+    expect(sellerHits).toBe(1);
+  });
+
+  it('killed after the buyer got the answer, before it was recorded: the buyer keeps the answer, no fee is ever taken', { timeout: 60_000 }, async () => {
+    const { sellerHits } = await killedDuring(
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"map":"here"}'),
+      { HOLD_ANSWERS: '1' },
+      async (call, kill) => {
+        const r = await call;
+        expect(r.status).toBe(200);
+        expect(await r.json()).toMatchObject({ status: 200, body: '{"map":"here"}', purchase_status: 'EXECUTING' });
+        kill();
+      },
+    );
+    expect(sellerHits).toBe(1);
   });
 });

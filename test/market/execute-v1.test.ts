@@ -17,6 +17,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
+import { waitFor } from '../helpers/backends.ts';
 import { FEE_ADDRESSES, useMarket } from './harness.ts';
 
 const h = useMarket({ forward: { allowPrivate: true } });
@@ -80,11 +81,13 @@ describe('routed execution to a stock x402 v1 seller (x402-express)', () => {
     received.length = 0;
     const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.json.intent_id, fee_payment: { legs: { fee } }, seller_payment: header } });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ status: 200, purchase_status: 'SETTLED', body: QUOTE, body_encoding: 'utf8' });
+    expect(r.json).toMatchObject({ status: 200, purchase_status: 'EXECUTING', body: QUOTE, body_encoding: 'utf8' });
     // The seller's own settlement receipt, from the facilitator it settled through.
     const receipt = JSON.parse(Buffer.from(r.json.headers['x-payment-response'], 'base64').toString('utf8'));
     expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: buyer.address.toLowerCase() });
     expect(received).toEqual([header]);
+    // The fee is taken right after the answer is returned (ADR 0046).
+    await waitFor(async () => (await h.market.purchases.read(q.json.intent_id))?.status === 'SETTLED', 10_000, 'SETTLED');
     const [fee1, seller1] = await balances();
     expect([fee1! - fee0!, seller1! - seller0!]).toEqual([100n, 20_000n]);
   });
@@ -99,6 +102,7 @@ describe('routed execution to a stock x402 v1 seller (x402-express)', () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ status: 500, purchase_status: 'SELLER_FAILED', body: '{"error":"oracle down"}' });
     expect(received).toEqual([header]);
+    await waitFor(async () => (await h.market.purchases.read(q.json.intent_id))?.status === 'SELLER_FAILED', 10_000, 'SELLER_FAILED');
     expect(await balances()).toEqual(before);
   });
 });

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Executions } from '../../runtime/market/executions.ts';
 import { MarketRefusal } from '../../runtime/market/errors.ts';
 import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
+import { waitFor } from '../helpers/backends.ts';
 import { FEE_ADDRESSES, useMarket } from './harness.ts';
 
 /**
@@ -101,9 +102,11 @@ async function sellerHeader(path: string, method: string): Promise<string> {
 const feeLeg = (value = 100n) => signLeg(buyer, { to: FEE_ADDRESSES.USDC, value });
 const feeBalance = () => h.market.ledger.balanceOf(FEE_ADDRESSES.USDC);
 const status = async (id: string) => (await h.req('GET', `/api/v1/purchases/${id}`)).json.status;
+/** The answer is recorded, and the fee taken, right after it is returned (ADR 0046). */
+const settlesAs = (id: string, want: string) => waitFor(async () => (await status(id)) === want, 10_000, `${id} ${want}`);
 
 describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
-  it('seller 200: its body passes through byte for byte, the header is forwarded verbatim, SETTLED with the fee (marketplace.md rule 5)', async () => {
+  it('seller 200: its body passes through byte for byte, the header is forwarded verbatim, then SETTLED with the fee (marketplace.md rule 5)', async () => {
     const q = await quote('parrot');
     const header = await sellerHeader('/echo', 'POST');
     const [fee0, seller0] = [await feeBalance(), await h.market.ledger.balanceOf(s.evm.address)];
@@ -115,8 +118,9 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(r.json.headers['content-type']).toMatch(/^application\/json/);
     expect(r.json.headers['payment-response']).toBeTruthy();
     expect(seen['/echo']).toBe(header);
-    expect(r.json.purchase_status).toBe('SETTLED');
-    expect(await status(q.intent_id)).toBe('SETTLED');
+    // Answered before the answer is recorded and the fee taken: both follow at once.
+    expect(r.json.purchase_status).toBe('EXECUTING');
+    await settlesAs(q.intent_id, 'SETTLED');
     expect((await feeBalance()) - fee0).toBe(100n);
     // The seller was paid by the buyer's own leg, settled by the seller through the facilitator.
     expect((await h.market.ledger.balanceOf(s.evm.address)) - seller0).toBe(20_000n);
@@ -132,6 +136,7 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(again.json.error.code).toBe('leg_replayed');
     expect((await h.req('POST', '/api/v1/route/execute', { body })).status).toBe(409);
     expect(hits['/echo']).toBe(before);
+    await settlesAs(q.intent_id, 'SETTLED');
   });
 
   it('seller 500: SELLER_FAILED and the fee is never taken ("settles the fee leg only when the seller answered below 400")', async () => {
@@ -142,7 +147,7 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(r.json.status).toBe(500);
     expect(JSON.parse(r.json.body)).toEqual({ error: 'oracle down' });
     expect(r.json.purchase_status).toBe('SELLER_FAILED');
-    expect(await status(q.intent_id)).toBe('SELLER_FAILED');
+    await settlesAs(q.intent_id, 'SELLER_FAILED');
     expect(await feeBalance()).toBe(fee0);
   });
 
@@ -154,6 +159,7 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(r.status).toBe(200);
     expect(r.json.status).toBe(402);
     expect(r.json.purchase_status).toBe('SELLER_FAILED');
+    await settlesAs(q.intent_id, 'SELLER_FAILED');
     expect(await feeBalance()).toBe(fee0);
   });
 
@@ -165,6 +171,8 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(r.json.status).toBe(302);
     expect(r.json.headers.location).toBe('/target');
     expect(hits['/target']).toBeUndefined();
+    // A 3xx is an answer below 400: the fee is taken.
+    await settlesAs(q.intent_id, 'SETTLED');
   });
 
   it('a seller that does not answer in time: 502 seller_unreachable, SELLER_FAILED, no fee ("timeout 30 s", shortened by option)', async () => {

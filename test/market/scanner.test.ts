@@ -180,7 +180,8 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     await until('good', (r) => r.score_breakdown?.paid_call_success === 0, 'the failed paid call counted');
     await m.market.ledger.fund(buyer.address, 100_000n);
     const served = await execute();
-    expect((served.json as { purchase_status: string }).purchase_status, JSON.stringify(served.json)).toBe('SETTLED');
+    // Served: the fee is taken right after the answer is returned (ADR 0046).
+    expect((served.json as { purchase_status: string }).purchase_status, JSON.stringify(served.json)).toBe('EXECUTING');
     await until('good', (r) => r.score_breakdown?.paid_call_success === 5, 'one of two paid calls served');
   }, 60_000);
 

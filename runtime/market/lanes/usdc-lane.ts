@@ -6,7 +6,7 @@
 import { MARKET_LANES } from '../../../machines/money/market.ts';
 import { laneNetwork } from '../requirements.ts';
 import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type ExactEvmPayload } from './eip3009.ts';
-import type { AuthorizationState, SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, BoundLeg, SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export interface LegExpectation {
   payTo: string;
@@ -16,7 +16,8 @@ export interface LegExpectation {
 /** `unavailable`: the ledger could not be read (its node down); the leg itself may be fine. */
 export type LegCheck = (Check & { ok: false; unavailable?: true }) | { ok: true; payer: string; payload: ExactEvmPayload };
 
-export type SettledListener = (authorizer: string, nonce: string, tx: string) => Promise<void>;
+/** `bound`: the purchase leg the settler knows the authorization backs (else the listener looks it up). */
+export type SettledListener = (authorizer: string, nonce: string, tx: string, bound?: BoundLeg) => Promise<void>;
 
 const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 
@@ -99,11 +100,11 @@ export class UsdcLane {
     });
   }
 
-  /** Settles a verified leg (its authorization and signature) on the ledger. */
-  async settle(p: ExactEvmPayload): Promise<SettleResult> {
+  /** Settles a verified leg (its authorization and signature) on the ledger; `bound`: the purchase leg it backs, when known. */
+  async settle(p: ExactEvmPayload, bound?: BoundLeg): Promise<SettleResult> {
     const a = p.authorization;
     const r = await this.ledger.transferWithAuthorization(a, this.nowS(), p.signature);
-    if (r.ok && !r.replay) for (const fn of this.listeners) await fn(a.from.toLowerCase(), a.nonce.toLowerCase(), r.tx);
+    if (r.ok && !r.replay) for (const fn of this.listeners) await fn(a.from.toLowerCase(), a.nonce.toLowerCase(), r.tx, bound);
     return r;
   }
 }

@@ -29,6 +29,12 @@ export function configuredUsdcToken(c: Partial<Pick<Config, 'USDC_TOKEN_ADDRESS'
 /** A failure is `transient` when the authorization may still settle (the node unreachable, no receipt yet): it is tried again, never recorded as failed. */
 export type SettleResult = { ok: true; tx: string; replay: boolean } | { ok: false; reason: string; message?: string; transient?: boolean };
 
+/** The purchase leg an authorization is bound to (`market_leg_nonces`), when its settler knows it. */
+export interface BoundLeg {
+  intent_id: string;
+  leg: 'seller' | 'fee';
+}
+
 /** An authorization's nonce state and its authorizer's balance, read together. */
 export interface AuthorizationState {
   used: boolean;

@@ -1,11 +1,11 @@
 /**
  * The simulated EIP-3009 ledger's settlement (DESIGN §5 "Facilitator": settlement is
- * idempotent per nonce), on PostgreSQL when reachable: concurrent settles of one
+ * idempotent per nonce), on PostgreSQL when reachable and on PGlite: concurrent settles of one
  * authorization move the money once and both answer its transaction; a short balance leaves
- * the nonce unused.
+ * the nonce unused, also when concurrent settles of one payer overdraw it together.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEmbedded, openReal, realAvailable, type Backend } from '../../../test/helpers/backends.ts';
+import { backendFactories, type Backend } from '../../../test/helpers/backends.ts';
 import { UsdcSimLedger } from './usdc-sim.ts';
 
 const FROM = '0x00000000000000000000000000000000000000b1';
@@ -13,11 +13,11 @@ const TO = '0x00000000000000000000000000000000000000c2';
 const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const auth = (n: number, value: string) => ({ from: FROM, to: TO, value, validAfter: '0', validBefore: String(2 ** 40), nonce: nonce(n) });
 
-describe('simulated USDC ledger: settlement per nonce', () => {
+describe.each(backendFactories)('simulated USDC ledger: settlement per nonce (%s)', (_name, open) => {
   let backend: Backend;
   let ledger: UsdcSimLedger;
   beforeAll(async () => {
-    backend = realAvailable ? await openReal() : await openEmbedded();
+    backend = await open();
     ledger = new UsdcSimLedger(backend.db);
     await ledger.fund(FROM, 1_000n);
   });
@@ -41,5 +41,33 @@ describe('simulated USDC ledger: settlement per nonce', () => {
     expect(await ledger.transferWithAuthorization(auth(2, '1000000'), now)).toEqual({ ok: false, reason: 'invalid_exact_evm_insufficient_balance' });
     expect(await ledger.authorizationState(FROM, nonce(2))).toBe(false);
     expect((await ledger.transferWithAuthorization(auth(2, '5'), now)).ok).toBe(true);
+  });
+
+  it('concurrent settles of one payer past its balance: exactly those it covers move money, the others leave their nonces unused', async () => {
+    const payer = '0x00000000000000000000000000000000000000b3';
+    await ledger.fund(payer, 350n);
+    const now = Math.floor(Date.now() / 1000);
+    const one = (n: number) => ({ from: payer, to: TO, value: '100', validAfter: '0', validBefore: String(2 ** 40), nonce: nonce(100 + n) });
+    const to0 = await ledger.balanceOf(TO);
+    const results = await Promise.all(Array.from({ length: 6 }, (_, n) => ledger.transferWithAuthorization(one(n), now)));
+    expect(results.filter((r) => r.ok)).toHaveLength(3);
+    expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.reason)).toEqual(Array(3).fill('invalid_exact_evm_insufficient_balance'));
+    expect(await ledger.balanceOf(payer)).toBe(50n);
+    expect((await ledger.balanceOf(TO)) - to0).toBe(300n);
+    const used = await Promise.all(Array.from({ length: 6 }, (_, n) => ledger.authorizationState(payer, nonce(100 + n))));
+    expect(used.map((u, n) => u === results[n]!.ok)).toEqual(Array(6).fill(true));
+  });
+
+  it('a payer with no balance at all, and a transfer to oneself (the nonce used, the balance kept)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const stranger = '0x00000000000000000000000000000000000000b4';
+    expect(await ledger.transferWithAuthorization({ ...auth(3, '1'), from: stranger }, now)).toEqual({ ok: false, reason: 'invalid_exact_evm_insufficient_balance' });
+    const before = await ledger.balanceOf(FROM);
+    const self = { ...auth(4, '7'), to: FROM };
+    const first = await ledger.transferWithAuthorization(self, now);
+    expect(first).toMatchObject({ ok: true, replay: false });
+    expect(await ledger.transferWithAuthorization(self, now)).toEqual({ ...first, replay: true });
+    expect(await ledger.balanceOf(FROM)).toBe(before);
+    expect(await ledger.authorizationState(FROM, nonce(4))).toBe(true);
   });
 });

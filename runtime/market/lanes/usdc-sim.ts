@@ -56,39 +56,46 @@ export class UsdcSimLedger implements UsdcLedger {
   }
 
   /**
-   * `transferWithAuthorization` of an already verified authorization, in one transaction:
-   * the nonce is used once; the same authorization again returns its transaction (settle is
+   * `transferWithAuthorization` of an already verified authorization, in one statement: the
+   * nonce is used once; the same authorization again returns its transaction (settle is
    * idempotent per nonce); a different use of a used nonce, or a short balance, fails.
    */
   async transferWithAuthorization(a: Authorization, nowS: number): Promise<SettleResult> {
     if (BigInt(a.validBefore) <= BigInt(nowS)) return { ok: false, reason: 'invalid_exact_evm_payload_authorization_valid_before' };
-    const tx = `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${lower(a.from)}:${lower(a.nonce)}`)))}`;
-    return this.db.tx(async (q) => {
-      // The nonce is claimed first: a concurrent settle of the same authorization waits on this
-      // row and then finds it, instead of both debiting and one failing on the key.
-      const claimed = await q.query(
-        `INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash) VALUES ($1, $2, $3, $4::numeric, $5) ON CONFLICT DO NOTHING`,
-        [lower(a.from), lower(a.nonce), lower(a.to), a.value, tx],
-      );
-      if (claimed.rowCount === 0) {
-        const used = await q.query<{ tx_hash: string; recipient: string; value: string }>(
-          `SELECT tx_hash, recipient, value::text FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`,
-          [lower(a.from), lower(a.nonce)],
-        );
-        const prior = used.rows[0];
-        return prior && prior.recipient === lower(a.to) && prior.value === a.value ? { ok: true, tx: prior.tx_hash, replay: true } : { ok: false, reason: 'invalid_exact_evm_nonce_already_used' };
-      }
-      const debit = await q.query(`UPDATE usdc_balances SET balance = balance - $2::numeric WHERE address = $1 AND balance >= $2::numeric`, [lower(a.from), a.value]);
-      if (debit.rowCount === 0) {
-        // A short balance leaves the nonce unused, as the token's revert would.
-        await q.query(`DELETE FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [lower(a.from), lower(a.nonce)]);
-        return { ok: false, reason: 'invalid_exact_evm_insufficient_balance' };
-      }
-      await q.query(
-        `INSERT INTO usdc_balances (address, balance) VALUES ($1, $2::numeric) ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance`,
-        [lower(a.to), a.value],
-      );
-      return { ok: true, tx, replay: false };
-    });
+    const [from, to, nonce] = [lower(a.from), lower(a.to), lower(a.nonce)];
+    const tx = `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${from}:${nonce}`)))}`;
+    const { rows } = await this.db.query<{ moved: number } & Partial<UsedAuthorization>>(SETTLE_SQL, [from, nonce, to, a.value, tx]);
+    const r = rows[0]!;
+    if (r.moved === 1) return { ok: true, tx, replay: false };
+    // Not moved: the nonce was used (seen by the statement, or by a settle that committed while
+    // it waited, which only a fresh read sees), or the balance is short.
+    const used = r.tx_hash ? (r as UsedAuthorization) : (await this.db.query<UsedAuthorization>(USED_SQL, [from, nonce])).rows[0];
+    if (!used) return { ok: false, reason: 'invalid_exact_evm_insufficient_balance' };
+    return used.recipient === to && used.value === a.value ? { ok: true, tx: used.tx_hash, replay: true } : { ok: false, reason: 'invalid_exact_evm_nonce_already_used' };
   }
 }
+
+interface UsedAuthorization {
+  tx_hash: string;
+  recipient: string;
+  value: string;
+}
+
+/**
+ * A settlement in one round trip ($1 from, $2 nonce, $3 to, $4 value, $5 tx). The payer's
+ * balance row is locked first with the balance checked on its latest version, so the nonce is
+ * claimed only when the debit cannot fail (a short balance leaves it unused, as the token's
+ * revert would) and settles from one payer queue on that row. A concurrent settle of the same
+ * authorization waits on the nonce's key and then claims nothing. A transfer to oneself moves
+ * nothing (the credit would touch the debited row again in the same statement).
+ */
+const SETTLE_SQL = `WITH payer AS (SELECT 1 FROM usdc_balances WHERE address = $1 AND balance >= $4::numeric FOR UPDATE),
+  claim AS (INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash)
+            SELECT $1, $2, $3, $4::numeric, $5 WHERE EXISTS (SELECT 1 FROM payer) ON CONFLICT DO NOTHING RETURNING 1),
+  debit AS (UPDATE usdc_balances SET balance = balance - $4::numeric WHERE address = $1 AND $1 <> $3 AND EXISTS (SELECT 1 FROM claim)),
+  credit AS (INSERT INTO usdc_balances (address, balance) SELECT $3, $4::numeric WHERE $1 <> $3 AND EXISTS (SELECT 1 FROM claim)
+             ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance)
+  SELECT (SELECT count(*) FROM claim)::int AS moved, u.tx_hash, u.recipient, u.value::text AS value
+    FROM (SELECT 1) AS one LEFT JOIN usdc_authorizations u ON u.authorizer = $1 AND u.nonce = $2`;
+
+const USED_SQL = `SELECT tx_hash, recipient, value::text AS value FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`;

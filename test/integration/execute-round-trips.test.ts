@@ -1,0 +1,148 @@
+/**
+ * A regression guard for `npm run bench:execute`'s USDC row that no load on the machine can
+ * move: the SQL statements of `POST /api/v1/route/execute`, counted at the database port, and
+ * which of them stand before the seller's answer goes back (ADR 0046). Before it: the ledger
+ * read of the fee leg and the one statement that writes EXECUTING with the fee nonce's binding
+ * (in a process that did not quote, a read of the purchase first): one durable commit. After
+ * it: the answer's record, the fee's settlement and its record. A change that adds a round
+ * trip, or moves one back in front of the answer, fails here.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
+import { signLeg } from '../fixtures/market.ts';
+import { backendFactories, waitFor, type Backend } from '../helpers/backends.ts';
+import { counting } from '../helpers/counting-db.ts';
+
+const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1fee' };
+
+describe.each(backendFactories)('SQL statements per routed execution on %s', (_name, open) => {
+  let b: Backend;
+  let statements: string[] = [];
+  let seller: http.Server;
+  let quoting: MarketServices;
+  const markets: MarketServices[] = [];
+  const apps: FastifyInstance[] = [];
+  const buyer = privateKeyToAccount(generatePrivateKey());
+  let atAnswer: string[] = [];
+
+  beforeAll(async () => {
+    b = await open();
+    seller = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":42}'));
+    });
+    await new Promise<void>((r) => seller.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/answer`;
+    const c = counting(b.db);
+    statements = c.statements;
+    const host = new ActorHost({ db: c.db, bus: b.bus, registry: machineRegistry() });
+    const forward = { allowPrivate: true };
+    quoting = openMarket(c.db, host, { feeAddresses: FEE, forward });
+    const id = resourceIdOf('POST', endpoint);
+    await host.apply({ kind: 'listing', id }, {
+      type: 'listing.register', id: 'r1', at: Date.now(), resource_id: id, provider_id: 'prov_b0b0', name: 'answer service', description: 'The answer',
+      category: 'answer', tags: ['answer'], endpoint, method: 'POST', model: 'per_call', assets: [{ asset: 'USDC', pay_to: buyer.address, seller_price_atomic: '20000' }],
+      documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
+    });
+    await quoting.index.refresh();
+    // Another marketplace process over the same database: its engine never saw the quotes.
+    const other = openMarket(c.db, new ActorHost({ db: c.db, bus: b.bus, registry: machineRegistry() }), { feeAddresses: FEE, forward });
+    markets.push(quoting, other);
+    for (const m of markets) {
+      // The statements sent by the time the answer is handed over.
+      const run = m.executions.execute.bind(m.executions);
+      m.executions.execute = (input, deliver) =>
+        run(input, (r) => {
+          atAnswer = [...statements];
+          deliver?.(r);
+        });
+      apps.push(await buildMarketApp({ ...m, perIpPerMinute: 1e6 }));
+    }
+    await quoting.ledger.fund(buyer.address, 10n ** 12n);
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    seller?.close();
+    await b?.close();
+  });
+
+  /** One execution through `apps[app]`: the statements before its answer came back, and all of them once the fee settled. */
+  async function execute(app: number): Promise<{ before: string[]; all: string[]; intentId: string }> {
+    const q = await quoting.purchases.quote({ capability: 'answer', asset: 'USDC' });
+    const l = q.payment_requirements.accepts[0]!.extra.legs;
+    const fee = await signLeg(buyer, { to: l.fee.payTo, value: l.fee.amount });
+    const header = Buffer.from(JSON.stringify(await signLeg(buyer, { to: l.seller.payTo, value: l.seller.amount }))).toString('base64');
+    statements.length = 0;
+    const res = await apps[app]!.inject({ method: 'POST', url: '/api/v1/route/execute', headers: { 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header } });
+    const before = atAnswer;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<{ purchase_status: string; status: number }>()).toMatchObject({ status: 200, purchase_status: 'EXECUTING' });
+    await waitFor(async () => (await markets[app]!.purchases.read(q.intent_id))?.status === 'SETTLED', 10_000, 'the fee settled');
+    // The look-ups of the wait are the test's, not the execution's.
+    const all = statements.filter((s) => !s.startsWith('SELECT state, snapshot FROM actors'));
+    return { before: before.map((s) => s.slice(0, 26)), all: all.map((s) => s.slice(0, 26)), intentId: q.intent_id };
+  }
+
+  const write = 'WITH up AS (UPDATE actors ';
+  const ledgerRead = 'SELECT EXISTS (SELECT 1 FR';
+  const settle = 'WITH payer AS (SELECT 1 FR';
+
+  it('in the process that made the quote: two statements before the answer (one commit), five in all', async () => {
+    await execute(0);
+    const { before, all } = await execute(0);
+    expect(before).toEqual([ledgerRead, write]);
+    expect(all).toEqual([ledgerRead, write, write, settle, write]);
+  });
+
+  it("the listing's paid-call success rides on the answer's record: one outbox row for the listing", async () => {
+    const { intentId } = await execute(0);
+    const { rows } = await b.db.query<{ msg_id: string; subject: string; ok: boolean }>(`SELECT msg_id, subject, (payload->'event'->>'ok')::boolean AS ok FROM outbox WHERE actor_id = $1 AND msg_id LIKE 'executed:%'`, [intentId]);
+    expect(rows.map((r) => [r.msg_id, r.subject.startsWith('actor.listing.'), r.ok])).toEqual([[`executed:${intentId}`, true, true]]);
+  });
+
+  it('in another process: the purchase read first, then the same', async () => {
+    // Its first execution reads the listing's endpoint, kept from then on.
+    await execute(1);
+    const { before, all } = await execute(1);
+    expect(before).toEqual(['SELECT state, snapshot, ve', ledgerRead, write]);
+    expect(all).toEqual(['SELECT state, snapshot, ve', ledgerRead, write, write, settle, write]);
+  });
+
+  it('a fee nonce bound already: to this intent by an earlier attempt, bound again and executed; to another intent, 409 and nothing written', async () => {
+    const quoteWithFee = async () => {
+      const q = await quoting.purchases.quote({ capability: 'answer', asset: 'USDC' });
+      const l = q.payment_requirements.accepts[0]!.extra.legs;
+      return { q, fee: await signLeg(buyer, { to: l.fee.payTo, value: l.fee.amount }), header: Buffer.from(JSON.stringify(await signLeg(buyer, { to: l.seller.payTo, value: l.seller.amount }))).toString('base64') };
+    };
+    const send = (intent: string, fee: unknown, header: string) =>
+      apps[0]!.inject({ method: 'POST', url: '/api/v1/route/execute', headers: { 'content-type': 'application/json' }, payload: { intent_id: intent, fee_payment: { legs: { fee } }, seller_payment: header } });
+    const mine = await quoteWithFee();
+    const p = (await quoting.purchases.read(mine.q.intent_id))!;
+    await quoting.purchases.bind('USDC', mine.q.intent_id, await quoting.purchases.verifyLeg(p.ctx, 'fee', mine.fee), 'fee');
+    statements.length = 0;
+    const ok = await send(mine.q.intent_id, mine.fee, mine.header);
+    expect(ok.statusCode, ok.body).toBe(200);
+    // The ledger, the refused write, the binding on its own, the write without bindings.
+    expect(atAnswer.map((x) => x.slice(0, 26))).toEqual([ledgerRead, write, 'WITH x AS (SELECT * FROM u', write]);
+    await waitFor(async () => (await quoting.purchases.read(mine.q.intent_id))?.status === 'SETTLED', 10_000, 'the fee settled');
+
+    // A fee leg not used yet on the ledger, but bound to a third intent (its purchase or execution under way).
+    const [other, third] = [await quoteWithFee(), await quoteWithFee()];
+    const p3 = (await quoting.purchases.read(third.q.intent_id))!;
+    await quoting.purchases.bind('USDC', third.q.intent_id, await quoting.purchases.verifyLeg(p3.ctx, 'fee', other.fee), 'fee');
+    const before = (await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1`, [other.q.intent_id])).rows[0]!.n;
+    const replayed = await send(other.q.intent_id, other.fee, other.header);
+    expect(replayed.statusCode, replayed.body).toBe(409);
+    expect(replayed.json<{ error: { code: string } }>().error.code).toBe('leg_replayed');
+    expect((await quoting.purchases.read(other.q.intent_id))!.status).toBe('QUOTED');
+    expect((await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1`, [other.q.intent_id])).rows[0]!.n).toBe(before);
+  });
+});
