@@ -1,0 +1,142 @@
+/**
+ * `npm run bench:purchase`: what one USDC purchase (`POST /api/v1/purchase`: idempotency
+ * claim, two EIP-712 signature recoveries, the ledger read, the `VERIFIED` commit) costs the
+ * service, in figures the machine's load does not move: CPU of the service's process per
+ * purchase (the load generator runs in a child process, so it does not count), CPU of its
+ * PostgreSQL backends per purchase, statements per purchase (counted at the database port) and
+ * WAL bytes per purchase. Wall-clock rate and latencies are printed too, for a quiet machine.
+ * Env: BENCH_OPS (purchases measured, default 2,000), BENCH_CONCURRENCY (32),
+ * BENCH_PROFILE=<file>: a V8 CPU profile of the measured run.
+ */
+import { databaseTransport } from './bench-env.ts';
+import { spawn } from 'node:child_process';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMarket } from '../../runtime/market/index.ts';
+import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
+import type { Queryable } from '../../storage/db.ts';
+import { signLeg } from '../fixtures/market.ts';
+import { backendsCpu } from './proc-cpu.ts';
+import { walCounters } from './pg-wal.ts';
+import { fmt, type RunStats } from './stats.ts';
+
+const APP = `anm-purchase-bench-${process.pid}`;
+{
+  const u = new URL(process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test');
+  u.searchParams.set('application_name', APP);
+  process.env.DATABASE_URL = u.toString();
+}
+const { openReal, postgresReachable } = await import('../helpers/backends.ts');
+
+const OPS = Number(process.env.BENCH_OPS ?? 2_000);
+const WARMUP = Math.min(500, OPS);
+const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const PROFILE = process.env.BENCH_PROFILE;
+const WORDS = ['weather', 'translate', 'geocode', 'sentiment', 'images', 'stocks', 'news', 'ocr', 'speech', 'search'];
+
+if (!(await postgresReachable())) throw new Error('bench:purchase needs PostgreSQL (DATABASE_URL)');
+const backend = await openReal({ poolSize: 16 });
+// Statements at the database port: every query, and every query inside a transaction; the
+// bench's own reads (backend pids, WAL counters) go around the count.
+const uncounted = { ...backend.db, query: backend.db.query.bind(backend.db) };
+let statements = 0;
+const counted = <Q extends Queryable>(q: Q): Q => {
+  const query = q.query.bind(q);
+  q.query = ((sql: string, params?: never) => {
+    statements++;
+    return query(sql, params);
+  }) as Q['query'];
+  return q;
+};
+counted(backend.db);
+const tx = backend.db.tx.bind(backend.db);
+backend.db.tx = ((fn: (q: Queryable) => Promise<unknown>) => tx((q) => fn(counted(q)))) as typeof backend.db.tx;
+
+const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
+const market = openMarket(backend.db, host, { feeAddresses: { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1unused' } });
+const seller = privateKeyToAccount(generatePrivateKey());
+for (const [i, word] of WORDS.entries()) {
+  const endpoint = `https://seller${i}.example/api`;
+  await host.apply({ kind: 'listing', id: resourceIdOf('GET', endpoint) }, {
+    type: 'listing.register', id: `r${i}`, at: Date.now(), resource_id: resourceIdOf('GET', endpoint), provider_id: 'prov_b0b0',
+    name: `${word} service`, description: `A ${word} API`, category: word, tags: [word], endpoint, method: 'GET', model: 'per_call',
+    assets: [{ asset: 'USDC', pay_to: seller.address, seller_price_atomic: String(10_000 + i) }],
+    documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
+  });
+}
+await market.start(60_000);
+const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
+const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/v1/purchase`;
+
+const buyers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
+for (const b of buyers) await market.ledger.fund(b.address, 10n ** 15n);
+async function prepare(n: number, tag: string) {
+  const requests: Array<{ key: string; body: string }> = [];
+  for (let i = 0; i < n; i++) {
+    const q = await market.purchases.quote({ capability: WORDS[i % WORDS.length]!, asset: 'USDC' });
+    const b = buyers[i % buyers.length]!;
+    const legs = q.payment_requirements.accepts[0]!.extra.legs;
+    const payment = { legs: { seller: await signLeg(b, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(b, { to: legs.fee.payTo, value: legs.fee.amount }) } };
+    requests.push({ key: `${tag}${i}`, body: JSON.stringify({ intent_id: q.intent_id, payment }) });
+  }
+  return requests;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'purchase-bench-'));
+async function load(requests: Array<{ key: string; body: string }>): Promise<RunStats & { statuses: Record<string, number> }> {
+  const file = join(dir, 'job.json');
+  writeFileSync(file, JSON.stringify({ url, requests }));
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./purchase-load.ts', import.meta.url).pathname, file, String(CONC)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`load generator exited with ${code}`);
+  return JSON.parse(out.trim().split('\n').pop()!) as RunStats & { statuses: Record<string, number> };
+}
+
+process.stdout.write(`backend ${databaseTransport(process.env.DATABASE_URL)}; preparing ${WARMUP} + ${OPS} purchases…\n`);
+const warm = await prepare(WARMUP, 'w');
+const measured = await prepare(OPS, 'm');
+await load(warm);
+
+const backendPids = async () => (await uncounted.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid);
+const session = PROFILE ? new Session() : undefined;
+if (session) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
+const wal0 = await walCounters(uncounted);
+const s0 = statements;
+const cpu0 = process.cpuUsage();
+const { out: r, cpu: pgS } = await backendsCpu(backendPids, load(measured));
+const cpu = process.cpuUsage(cpu0);
+const stmts = statements - s0;
+const wal1 = await walCounters(uncounted);
+if (session) {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(PROFILE!, JSON.stringify(profile));
+  session.disconnect();
+}
+process.stdout.write(
+  [
+    `purchases: ${r.ops} (${JSON.stringify(r.statuses)}), ${fmt(r.rate)}/s wall, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, ${CONC} in flight`,
+    `node CPU per purchase: ${fmt(((cpu.user + cpu.system) / 1000) / r.ops, 3)} ms (user ${fmt(cpu.user / 1000 / r.ops, 3)}, system ${fmt(cpu.system / 1000 / r.ops, 3)})`,
+    `PostgreSQL backends' CPU per purchase: ${fmt((pgS * 1000) / r.ops, 3)} ms`,
+    `statements per purchase: ${fmt(stmts / r.ops, 2)}`,
+    `WAL per purchase: ${fmt((wal1.bytes - wal0.bytes) / r.ops)} bytes, ${fmt((wal1.records - wal0.records) / r.ops, 1)} records, ${fmt(((wal1.fpi - wal0.fpi) / r.ops) * 1000)} full-page images per 1,000, ${wal1.checkpoints - wal0.checkpoints} checkpoints`,
+    '',
+  ].join('\n'),
+);
+market.stop();
+await app.close();
+rmSync(dir, { recursive: true, force: true });
+await backend.close();
