@@ -1,7 +1,8 @@
 /**
  * recoverSigner against viem's own recovery and against @noble/curves (the JavaScript recovery
  * it replaced, ADR 0034), and the signatures the token's ECRecover refuses: high s, v other
- * than 27/28, wrong length, r or s out of range.
+ * than 27/28, wrong length, r or s out of range; with each recovery backend (the native addon
+ * and the WebAssembly fallback, ADR 0044).
  */
 import fc from 'fast-check';
 import { hashMessage, hashTypedData, recoverAddress, type Hex } from 'viem';
@@ -10,7 +11,7 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { describe, expect, it } from 'vitest';
-import { recoverSigner } from './evm-recover.ts';
+import { RECOVERY_BACKEND, RECOVERY_BACKENDS, recoverSigner as recoverWithDefault } from './evm-recover.ts';
 import { TRANSFER_TYPES, USDC_DOMAIN } from './lanes/eip3009.ts';
 
 const NONCE: Hex = `0x${'ab'.repeat(32)}`;
@@ -39,7 +40,17 @@ const word = fc.oneof(
   fc.constantFrom(0n, 1n, N / 2n, N / 2n + 1n, N - 1n, N, 2n ** 256n - 1n),
 );
 
-describe('recoverSigner', () => {
+it('recovers with the native addon where a prebuilt binary ships (Linux x64 with glibc, as CI)', () => {
+  const glibc = process.platform === 'linux' && process.arch === 'x64' && (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime !== undefined;
+  if (glibc) expect(RECOVERY_BACKEND).toBe('native');
+  expect(RECOVERY_BACKENDS.wasm).not.toBeNull();
+});
+
+const backends = Object.entries(RECOVERY_BACKENDS).filter((e): e is [string, NonNullable<(typeof e)[1]>] => e[1] !== null);
+
+describe.each(backends)('recoverSigner (%s)', (_name, backend) => {
+  const recoverSigner = (digest: Hex, signature: string) => recoverWithDefault(digest, signature, backend);
+
   it('agrees with viem on EIP-712 and EIP-191 signatures of random keys and messages', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.string(), fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), async (seed, text, value) => {

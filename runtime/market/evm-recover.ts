@@ -1,16 +1,47 @@
 /**
- * The Ethereum address that signed a 32-byte digest (EIP-712 typed data, EIP-191 message):
- * public-key recovery by libsecp256k1 compiled to WebAssembly (`tiny-secp256k1`, ADR 0034),
- * several times cheaper than the same recovery in JavaScript, and two recoveries are most of
- * a purchase's CPU. The signature is refused unless it is what the USDC token's `ECRecover`
- * accepts: 65 bytes r ‖ s ‖ v with v 27 or 28, r and s in 1..n-1 and s in the lower half of
- * the order (the high-s twin of a signature is another byte string for the same
- * authorization). Those rules are checked here, not left to the library, so they hold
- * whatever it accepts.
+ * The Ethereum address that signed a 32-byte digest (EIP-712 typed data, EIP-191 message).
+ * Two recoveries are the largest share of a purchase's CPU, so the recovery runs in
+ * libsecp256k1 natively (the `secp256k1` package's prebuilt N-API addon, ADR 0044) where the
+ * addon loads, and in libsecp256k1 compiled to WebAssembly (`tiny-secp256k1`, ADR 0034)
+ * where it does not (a platform without a prebuilt binary): the same library, so the same
+ * answers, which a property test holds for both.
+ *
+ * The signature is refused unless it is what the USDC token's `ECRecover` accepts: 65 bytes
+ * r ‖ s ‖ v with v 27 or 28, r and s in 1..n-1 and s in the lower half of the order (the
+ * high-s twin of a signature is another byte string for the same authorization). Those rules
+ * are checked here, not left to a library, so they hold whatever it accepts.
  */
+import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { recover } from 'tiny-secp256k1';
+import { recover as wasmRecover } from 'tiny-secp256k1';
+
+/** An uncompressed public key (65 bytes, 0x04 ‖ x ‖ y) from a 64-byte r ‖ s, its recovery id and the digest; null when none. */
+type Recover = (rs: Uint8Array, recId: 0 | 1, digest: Uint8Array) => Uint8Array | null;
+
+interface NativeSecp256k1 {
+  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+}
+
+function loadNative(): Recover | null {
+  try {
+    // `secp256k1/bindings.js` is the addon alone; the package's main entry would fall back to
+    // `elliptic` in JavaScript, slower than the WebAssembly kept here as the fallback.
+    const lib = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
+    return (rs, recId, digest) => lib.ecdsaRecover(rs, recId, digest, false);
+  } catch {
+    return null;
+  }
+}
+
+const wasm: Recover = (rs, recId, digest) => wasmRecover(digest, rs, recId, false);
+const native = loadNative();
+
+/** The recovery backends, for tests that hold them equal. `native` is null where the addon did not load. */
+export const RECOVERY_BACKENDS: Readonly<Record<'native' | 'wasm', Recover | null>> = { native, wasm };
+
+/** Which backend `recoverSigner` uses in this process. */
+export const RECOVERY_BACKEND: 'native' | 'wasm' = native ? 'native' : 'wasm';
 
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 /** The order of the secp256k1 group, and its half: a low-s signature has 0 < s <= n/2. */
@@ -18,16 +49,15 @@ const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = N >> 1n;
 
 /** Lower-case `0x` address of the signer, or null for a signature the token would refuse. */
-export function recoverSigner(digest: `0x${string}`, signature: string): string | null {
+export function recoverSigner(digest: `0x${string}`, signature: string, recover: Recover = native ?? wasm): string | null {
   if (!SIGNATURE.test(signature)) return null;
   const r = BigInt(`0x${signature.slice(2, 66)}`);
   const s = BigInt(`0x${signature.slice(66, 130)}`);
   const v = Number.parseInt(signature.slice(130), 16);
   if (v !== 27 && v !== 28) return null;
   if (r === 0n || r >= N || s === 0n || s > HALF_N) return null;
-  const bytes = hexToBytes(signature.slice(2, 130));
   try {
-    const key = recover(hexToBytes(digest.slice(2)), bytes, v - 27 as 0 | 1, false);
+    const key = recover(hexToBytes(signature.slice(2, 130)), (v - 27) as 0 | 1, hexToBytes(digest.slice(2)));
     if (key === null) return null;
     return `0x${bytesToHex(keccak_256(key.subarray(1)).subarray(12))}`;
   } catch {
