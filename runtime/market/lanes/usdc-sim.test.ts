@@ -5,7 +5,7 @@
  * the nonce unused, also when concurrent settles of one payer overdraw it together.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendFactories, type Backend } from '../../../test/helpers/backends.ts';
+import { backendFactories, openReal, realAvailable, type Backend } from '../../../test/helpers/backends.ts';
 import { UsdcSimLedger } from './usdc-sim.ts';
 
 const FROM = '0x00000000000000000000000000000000000000b1';
@@ -69,5 +69,28 @@ describe.each(backendFactories)('simulated USDC ledger: settlement per nonce (%s
     expect(await ledger.transferWithAuthorization(self, now)).toEqual({ ...first, replay: true });
     expect(await ledger.balanceOf(FROM)).toBe(before);
     expect(await ledger.authorizationState(FROM, nonce(4))).toBe(true);
+  });
+
+  it('reads used nonces and balances in the order asked, one leg or two', async () => {
+    expect(await ledger.authorizationStates([{ authorizer: FROM, nonce: nonce(1) }])).toEqual([{ used: true, balance: await ledger.balanceOf(FROM) }]);
+    expect(await ledger.authorizationStates([{ authorizer: TO, nonce: nonce(9) }, { authorizer: FROM.toUpperCase().replace('0X', '0x'), nonce: nonce(1) }])).toEqual([
+      { used: false, balance: await ledger.balanceOf(TO) },
+      { used: true, balance: await ledger.balanceOf(FROM) },
+    ]);
+  });
+});
+
+describe.runIf(realAvailable)('simulated USDC ledger: the purchase read on PostgreSQL', () => {
+  it('keeps a generic plan: not planned again on every purchase (ADR 0044)', async () => {
+    const one = await openReal({ poolSize: 1 });
+    try {
+      const l = new UsdcSimLedger(one.db);
+      for (let i = 0; i < 8; i++) await l.authorizationStates([{ authorizer: FROM, nonce: nonce(i) }, { authorizer: TO, nonce: nonce(i) }]);
+      const { rows } = await one.db.query<{ generic_plans: string; custom_plans: string }>(`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE $1`, ['%FROM usdc_authorizations u%']);
+      expect(rows).toHaveLength(1);
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThan(0);
+    } finally {
+      await one.close();
+    }
   });
 });

@@ -15,6 +15,25 @@ export type { SettleResult } from './usdc-ledger.ts';
 
 const lower = (a: string): string => a.toLowerCase();
 
+const statesSqls = new Map<number, string>();
+/**
+ * The ledger read of `count` authorizations, one row each in order. A list of VALUES, not
+ * arrays through unnest: the planner prices a generic plan over unnest's unknown length above
+ * a custom one, so that statement was planned again on every purchase; this shape has one
+ * statement per count (a purchase reads two) and keeps its generic plan.
+ */
+function statesSql(count: number): string {
+  let sql = statesSqls.get(count);
+  if (!sql) {
+    const values = Array.from({ length: count }, (_, i) => `($${2 * i + 1}::text, $${2 * i + 2}::text, ${i})`).join(', ');
+    sql = `SELECT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = x.authorizer AND u.nonce = x.nonce) AS used,
+              (SELECT b.balance::text FROM usdc_balances b WHERE b.address = x.authorizer) AS balance
+         FROM (VALUES ${values}) AS x(authorizer, nonce, i) ORDER BY x.i`;
+    statesSqls.set(count, sql);
+  }
+  return sql;
+}
+
 export class UsdcSimLedger implements UsdcLedger {
   readonly signers: readonly string[] = [];
 
@@ -46,12 +65,7 @@ export class UsdcSimLedger implements UsdcLedger {
   }
 
   async authorizationStates(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): Promise<AuthorizationState[]> {
-    const { rows } = await this.db.query<{ used: boolean; balance: string | null }>(
-      `SELECT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = x.authorizer AND u.nonce = x.nonce) AS used,
-              (SELECT b.balance::text FROM usdc_balances b WHERE b.address = x.authorizer) AS balance
-         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(authorizer, nonce, i) ORDER BY x.i`,
-      [auths.map((a) => lower(a.authorizer)), auths.map((a) => lower(a.nonce))],
-    );
+    const { rows } = await this.db.query<{ used: boolean; balance: string | null }>(statesSql(auths.length), auths.flatMap((a) => [lower(a.authorizer), lower(a.nonce)]));
     return rows.map((r) => ({ used: r.used, balance: BigInt(r.balance ?? '0') }));
   }
 
