@@ -4,9 +4,12 @@
  * service, in figures the machine's load does not move: CPU of the service's process per
  * purchase (the load generator runs in a child process, so it does not count), CPU of its
  * PostgreSQL backends per purchase, statements per purchase (counted at the database port) and
- * WAL bytes per purchase. Wall-clock rate and latencies are printed too, for a quiet machine.
+ * WAL bytes per purchase (whole server, and of the bench's own tables where pg_walinspect can be
+ * had). Wall-clock rate and latencies are printed too, for a quiet machine.
  * Env: BENCH_OPS (purchases measured, default 2,000), BENCH_CONCURRENCY (32),
- * BENCH_PROFILE=<file>: a V8 CPU profile of the measured run.
+ * BENCH_PROFILE=<file>: a V8 CPU profile of the measured run; BENCH_SIZES=1: the stored sizes of
+ * one purchase's snapshot, journal event and idempotency record; BENCH_PLANS=1: generic and
+ * custom plans of the prepared statements (a statement planned on every call shows here).
  */
 import { databaseTransport } from './bench-env.ts';
 import { spawn } from 'node:child_process';
@@ -24,6 +27,7 @@ import type { Queryable } from '../../storage/db.ts';
 import { signLeg } from '../fixtures/market.ts';
 import { backendsCpu } from './proc-cpu.ts';
 import { walCounters } from './pg-wal.ts';
+import { currentLsn, walByRelation } from './pg-wal-relations.ts';
 import { fmt, type RunStats } from './stats.ts';
 
 const APP = `anm-purchase-bench-${process.pid}`;
@@ -70,7 +74,8 @@ for (const [i, word] of WORDS.entries()) {
     documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
   });
 }
-await market.start(60_000);
+// The watch over VERIFIED purchases would read every purchase of the run: not in the measurement.
+await market.start(3_600_000);
 const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
 const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/v1/purchase`;
 
@@ -115,12 +120,15 @@ if (session) {
   await session.post('Profiler.start');
 }
 const wal0 = await walCounters(uncounted);
+const lsn0 = await currentLsn(uncounted);
 const s0 = statements;
+process.stdout.write(`measuring ${OPS} purchases…\n`);
 const cpu0 = process.cpuUsage();
 const { out: r, cpu: pgS } = await backendsCpu(backendPids, load(measured));
 const cpu = process.cpuUsage(cpu0);
 const stmts = statements - s0;
 const wal1 = await walCounters(uncounted);
+const lsn1 = await currentLsn(uncounted);
 if (session) {
   const { profile } = await session.post('Profiler.stop');
   writeFileSync(PROFILE!, JSON.stringify(profile));
@@ -132,10 +140,34 @@ process.stdout.write(
     `node CPU per purchase: ${fmt(((cpu.user + cpu.system) / 1000) / r.ops, 3)} ms (user ${fmt(cpu.user / 1000 / r.ops, 3)}, system ${fmt(cpu.system / 1000 / r.ops, 3)})`,
     `PostgreSQL backends' CPU per purchase: ${fmt((pgS * 1000) / r.ops, 3)} ms`,
     `statements per purchase: ${fmt(stmts / r.ops, 2)}`,
-    `WAL per purchase: ${fmt((wal1.bytes - wal0.bytes) / r.ops)} bytes, ${fmt((wal1.records - wal0.records) / r.ops, 1)} records, ${fmt(((wal1.fpi - wal0.fpi) / r.ops) * 1000)} full-page images per 1,000, ${wal1.checkpoints - wal0.checkpoints} checkpoints`,
+    `WAL per purchase, whole server: ${fmt((wal1.bytes - wal0.bytes) / r.ops)} bytes, ${fmt((wal1.records - wal0.records) / r.ops, 1)} records, ${fmt(((wal1.fpi - wal0.fpi) / r.ops) * 1000)} full-page images per 1,000, ${wal1.checkpoints - wal0.checkpoints} checkpoints`,
     '',
   ].join('\n'),
 );
+const shares = await walByRelation(uncounted, backend.schema!, lsn0, lsn1);
+if (shares) {
+  const total = shares.reduce((a, w) => a + w.bytes, 0);
+  process.stdout.write(`WAL per purchase, this bench's tables (pg_walinspect): ${fmt(total / r.ops)} bytes, ${fmt(shares.reduce((a, w) => a + w.records, 0) / r.ops, 1)} records\n`);
+  for (const w of shares.filter((x) => x.bytes / r.ops >= 20)) process.stdout.write(`  ${w.relation} ${w.recordType}: ${fmt(w.records / r.ops, 2)} records, ${fmt(w.bytes / r.ops)} bytes\n`);
+}
+if (process.env.BENCH_SIZES) {
+  const { rows } = await uncounted.query<Record<string, unknown>>(`SELECT length(i.body) AS body, pg_column_size(i.body) AS body_stored, convert_from(i.body, 'UTF8') AS text, pg_column_size(a.snapshot) AS snap_stored, length(a.snapshot::text) AS snap_text, a.snapshot::text AS snap,
+      (SELECT length(e.event::text) FROM actor_events e WHERE e.actor_id = a.id AND e.seq = 2) AS event_text, (SELECT pg_column_size(e.event) FROM actor_events e WHERE e.actor_id = a.id AND e.seq = 2) AS event_stored
+    FROM idempotency_keys i JOIN actors a ON a.id = i.merchant WHERE i.key = 'm1'`);
+  process.stdout.write(`${JSON.stringify(rows[0], null, 1)}\n`);
+}
+if (process.env.BENCH_PLANS) {
+  const seen = new Map<string, { generic: number; custom: number }>();
+  for (let i = 0; i < 40; i++) {
+    const { rows } = await backend.db.tx((q) => q.query<{ statement: string; generic_plans: string; custom_plans: string }>(`SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`));
+    for (const row of rows) {
+      const k = row.statement.replace(/\s+/g, ' ').slice(0, 110);
+      const v = seen.get(k) ?? { generic: 0, custom: 0 };
+      seen.set(k, { generic: Math.max(v.generic, Number(row.generic_plans)), custom: Math.max(v.custom, Number(row.custom_plans)) });
+    }
+  }
+  for (const [k, v] of seen) process.stdout.write(`plans generic ${v.generic} custom ${v.custom}: ${k}\n`);
+}
 market.stop();
 await app.close();
 rmSync(dir, { recursive: true, force: true });
