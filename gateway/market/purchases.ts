@@ -42,9 +42,9 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     const record = deps.purchaseKeys.recording(intentId, key, 200, headers, (v) => (rendered = JSON.stringify(deps.purchases.responseOf(v))));
     let body: string;
     try {
-      const { response, recorded } = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record });
-      if (recorded && rendered !== undefined) return reply.code(200).type(JSON_TYPE).send(rendered);
-      body = JSON.stringify(response);
+      const done = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record });
+      if (done.recorded) return reply.code(200).type(JSON_TYPE).send(rendered);
+      body = JSON.stringify(done.response);
     } catch (err) {
       await deps.purchaseKeys.release(intentId, key).catch(() => undefined);
       throw err;

@@ -169,9 +169,10 @@ export class Purchases {
    * Verifies both legs against the quote; nothing is settled here. `seen`: the purchase as read
    * with the idempotency claim, which spares a read of its own. `record`: the first response's
    * record, written in the statement that records `VERIFIED` when this request makes it
-   * (`recorded` in the result; ADR 0034), with both legs' nonce bindings.
+   * (`recorded` in the result, and then no response: the record's is the one to send; ADR 0034),
+   * with both legs' nonce bindings.
    */
-  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion } = {}): Promise<{ response: PurchaseResponse; recorded: boolean }> {
+  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion } = {}): Promise<{ response: PurchaseResponse; recorded: false } | { response: null; recorded: true }> {
     const p = opts.seen === undefined ? await this.read(intentId) : opts.seen;
     if (p?.row) this.deps.host.observe(intentId, p.row);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
@@ -192,7 +193,9 @@ export class Purchases {
     if (this.deps.anm && p.ctx.asset === 'ANM') {
       for (const e of await catchUpAnmLegs(this.deps.anm, r.snapshot.context as PurchaseContext, this.now())) await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, e);
     }
-    return { response: this.responseOf(r), recorded: r.companionWritten === true && opts.record !== undefined };
+    // A recorded first response was rendered for its record already: the caller sends that text.
+    if (r.companionWritten === true && opts.record !== undefined) return { response: null, recorded: true };
+    return { response: this.responseOf(r), recorded: false };
   }
 
   /** The purchase's answer from an actor's state: the resource and the seller leg as ready headers. */
