@@ -31,7 +31,9 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     const intentId = r.data.intent_id;
     if (!INTENT_ID.test(intentId)) throw new AppError('not_found', 'No purchase intent with this id.');
-    const claim = await deps.purchaseKeys.claim(intentId, key, requestHash(PURCHASE_ROUTE, req.body));
+    // The ledger states the legs name ride with the claim, where the ledger can (ADR 0044).
+    const ledger = deps.purchases.ledgerReadFor(r.data.payment.legs);
+    const claim = await deps.purchaseKeys.claim(intentId, key, requestHash(PURCHASE_ROUTE, req.body), ledger?.read);
     if (claim.outcome === 'replay') return reply.code(claim.status).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
     if (claim.outcome === 'reused') throw new AppError('idempotency_key_reused', 'This idempotency-key was already used for this intent with a different request body.');
     if (claim.outcome === 'in_flight') throw new AppError('rate_limited', 'A purchase with this idempotency-key is still being processed.', { retryAfter: 1, headers: { 'Retry-After': '1' } });
@@ -42,7 +44,8 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     const record = deps.purchaseKeys.recording(intentId, key, 200, headers, (v) => (rendered = JSON.stringify(deps.purchases.responseOf(v))));
     let body: string;
     try {
-      const done = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record });
+      const known = ledger && claim.ledger ? ledger.known(claim.ledger) : undefined;
+      const done = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record, ...(known && { known }) });
       if (done.recorded) return reply.code(200).type(JSON_TYPE).send(rendered);
       body = JSON.stringify(done.response);
     } catch (err) {

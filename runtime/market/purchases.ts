@@ -15,15 +15,15 @@ import type { ActorHost } from '../engine/actor-host.ts';
 import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import type { UsdcLane } from './lanes/usdc-lane.ts';
-import type { BoundLeg, SettleResult } from './lanes/usdc-ledger.ts';
+import { stateKey, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
+import type { AuthorizationState, BoundLeg, SettleResult, StatesRead } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
 import { holdAlone, holdCompanion } from './anm-nonce-holds.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
-import { verifyUsdcLeg, verifyUsdcLegs } from './usdc-purchase.ts';
+import { namedAuthorizations, verifyUsdcLeg, verifyUsdcLegs } from './usdc-purchase.ts';
 import { bindingCompanion, bindLegs } from './leg-nonces.ts';
 import { CompanionRefusedError } from '../engine/errors.ts';
 import { joinCompanions } from '../engine/companions.ts';
@@ -172,14 +172,14 @@ export class Purchases {
    * (`recorded` in the result, and then no response: the record's is the one to send; ADR 0034),
    * with both legs' nonce bindings.
    */
-  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion } = {}): Promise<{ response: PurchaseResponse; recorded: false } | { response: null; recorded: true }> {
+  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion; known?: KnownStates } = {}): Promise<{ response: PurchaseResponse; recorded: false } | { response: null; recorded: true }> {
     const p = opts.seen === undefined ? await this.read(intentId) : opts.seen;
     if (p?.row) this.deps.host.observe(intentId, p.row);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (legs.fee === undefined || legs.fee === null) throw new MarketRefusal('fee_leg_missing', 'payment.legs.fee is missing: a purchase needs both legs.', 'fee_leg_missing');
     if (legs.seller === undefined || legs.seller === null) throw new MarketRefusal('invalid_payment', 'payment.legs.seller is missing.', 'invalid_payload');
-    const { seller, fee, payerBalance } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee });
+    const { seller, fee, payerBalance } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee }, opts.known);
     if (p.status !== 'QUOTED') return { response: this.again(p, seller, fee), recorded: false };
     // One payer signed both legs: its balance must cover the total, not only each leg.
     if (payerBalance !== undefined && payerBalance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
@@ -217,12 +217,24 @@ export class Purchases {
     };
   }
 
-  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
+  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }, known?: KnownStates): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
     if (ctx.asset === 'ANM') {
       if (!this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
       return verifyAnmLegs(this.deps.anm, ctx, legs);
     }
-    return verifyUsdcLegs(this.deps.usdc, ctx, legs);
+    return verifyUsdcLegs(this.deps.usdc, ctx, legs, known);
+  }
+
+  /**
+   * A read of the ledger states the raw legs name, for the claim to carry (ADR 0044): on a
+   * ledger in this database (the simulated one) a purchase then sends no ledger read of its
+   * own. `known` turns the claim's answer into what `purchase` takes.
+   */
+  ledgerReadFor(legs: { seller?: unknown; fee?: unknown }): { read: StatesRead; known: (states: AuthorizationState[]) => KnownStates } | undefined {
+    const ledger = this.deps.usdc.ledger;
+    const auths = ledger.authorizationStatesRead ? namedAuthorizations(this.deps.usdc, legs) : null;
+    if (!auths || !ledger.authorizationStatesRead) return undefined;
+    return { read: ledger.authorizationStatesRead(auths), known: (states) => new Map(auths.map((a, i) => [stateKey(a.authorizer, a.nonce), states[i]!])) };
   }
 
   /** One USDC leg against the quote, its signature and the ledger (routed execution's fee leg). */

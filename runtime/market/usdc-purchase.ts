@@ -8,7 +8,7 @@ import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { VerifiedLeg } from '../../machines/purchase/events.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import type { UsdcLane } from './lanes/usdc-lane.ts';
+import type { KnownStates, UsdcLane } from './lanes/usdc-lane.ts';
 import { decodeLeg } from './leg-codec.ts';
 
 type LegName = 'seller' | 'fee';
@@ -38,8 +38,8 @@ async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw
 }
 
 /** The ledger's answer for each leg, as a verified leg or the first refusal in leg order. */
-async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedLeg[]): Promise<Array<{ leg: VerifiedLeg; balance: bigint | undefined }>> {
-  const checks = await lane.checkLedger(legs);
+async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedLeg[], known?: KnownStates): Promise<Array<{ leg: VerifiedLeg; balance: bigint | undefined }>> {
+  const checks = await lane.checkLedger(legs, known);
   return legs.map((l, i) => {
     const c = checks[i]!;
     if (!c.ok && c.unavailable) throw new MarketRefusal('ledger_unavailable', `${l.name} leg: ${c.message}`, c.reason);
@@ -50,6 +50,22 @@ async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedL
   });
 }
 
+/**
+ * The (authorizer, nonce) each raw leg names, before any check, for a ledger read that rides
+ * ahead with the claim; null when a leg is not an EIP-3009 authorization (an ANM leg, or
+ * malformed: the checks refuse it later, as they would have).
+ */
+export function namedAuthorizations(lane: UsdcLane, raw: { seller?: unknown; fee?: unknown }): Array<{ authorizer: string; nonce: string }> | null {
+  const out: Array<{ authorizer: string; nonce: string }> = [];
+  for (const leg of [raw.seller, raw.fee]) {
+    const payload = decodeLeg(leg, lane.token)?.payload;
+    const a = (payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization;
+    if (typeof a?.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
+    out.push({ authorizer: a.from, nonce: a.nonce });
+  }
+  return out;
+}
+
 /** One leg against the quote, its signature and the ledger; throws the refusal to answer with. */
 export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<VerifiedLeg> {
   const [checked] = await ledgerChecked(lane, ctx, [await signedLeg(lane, ctx, leg, raw)]);
@@ -57,20 +73,20 @@ export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: L
 }
 
 /**
- * Both legs of a purchase: signatures, then one ledger read. `payerBalance` is the ledger's
- * balance of the payer when one address signed both legs (the purchase checks it covers the
- * total).
+ * Both legs of a purchase: signatures, then one ledger read (none when `known` holds both legs'
+ * states, read with the claim). `payerBalance` is the ledger's balance of the payer when one
+ * address signed both legs (the purchase checks it covers the total).
  */
-export async function verifyUsdcLegs(lane: UsdcLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
+export async function verifyUsdcLegs(lane: UsdcLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }, known?: KnownStates): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
   const seller = await signedLeg(lane, ctx, 'seller', raw.seller);
   let fee: SignedLeg;
   try {
     fee = await signedLeg(lane, ctx, 'fee', raw.fee);
   } catch (err) {
     // One leg after the other: the seller leg's ledger refusal comes before the fee's signature's.
-    await ledgerChecked(lane, ctx, [seller]);
+    await ledgerChecked(lane, ctx, [seller], known);
     throw err;
   }
-  const [s, f] = await ledgerChecked(lane, ctx, [seller, fee]);
+  const [s, f] = await ledgerChecked(lane, ctx, [seller, fee], known);
   return { seller: s!.leg, fee: f!.leg, payerBalance: s!.leg.payer === f!.leg.payer ? s!.balance : undefined };
 }

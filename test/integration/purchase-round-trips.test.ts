@@ -1,11 +1,12 @@
 /**
  * A regression guard for `npm run bench:market`'s purchase row that no load on the machine can
  * move: the SQL statements `POST /api/v1/purchase` sends, counted at the database port (ADR
- * 0034). A purchase is the idempotency claim that also reads the purchase actor, one ledger
- * read for both legs, and the one statement that writes `VERIFIED` (DESIGN §2, optimistic path
- * of ADR 0012) with both legs' nonce bindings and the first response's record: three, where it
- * was eleven. The same holds in a process that did not make the quote (its engine has never
- * seen the actor). A change that adds a round trip fails here.
+ * 0034, 0044). A purchase is the idempotency claim that also reads the purchase actor and, on
+ * the simulated ledger in the same database, both legs' authorization states; and the one
+ * statement that writes `VERIFIED` (DESIGN §2, optimistic path of ADR 0012) with both legs'
+ * nonce bindings and the first response's record: two, where it was eleven, then three. The
+ * same holds in a process that did not make the quote (its engine has never seen the actor).
+ * A change that adds a round trip fails here.
  */
 import type { FastifyInstance } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -89,12 +90,12 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
   it.each([
     ['in the process that made the quote', 0],
     ['in another process', 1],
-  ])('a purchase %s: the claim with the read, the ledger, the write with bindings and record', async (_where, app) => {
+  ])('a purchase %s: the claim with the actor and the ledger read, the write with bindings and record', async (_where, app) => {
     const kinds = await perPurchase(apps[app]!);
     const why = [...kinds].join('\n');
     expect(kinds.get('WITH up AS (UPDATE actors SET snapshot ='), why).toBe(N);
     expect(kinds.get('BEGIN'), why).toBeUndefined();
-    expect(total(kinds), why).toBe(3 * N);
+    expect(total(kinds), why).toBe(2 * N);
   });
 
   it('the write carries what the separate statements wrote: both nonces bound, the response recorded for replay', async () => {
@@ -112,7 +113,6 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
     await buy(apps[2]!);
     expect(statements.map((s) => s.slice(0, 26))).toEqual([
       'SELECT c.*, a.state, a.sna',
-      'SELECT EXISTS (SELECT 1 FR',
       'BEGIN',
       'SELECT version, state, sna',
       'WITH pe AS (INSERT INTO pr',
@@ -135,10 +135,9 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
     const res = await apps[0]!.inject({ method: 'POST', url: '/api/v1/purchase', headers: { 'idempotency-key': 'rebound', 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, payment: { legs } } });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<{ status: string }>().status).toBe('VERIFIED');
-    // The claim, the ledger, the refused write, the binding on its own, the write with the record only.
+    // The claim with the ledger read, the refused write, the binding on its own, the write with the record only.
     expect(statements.map((s) => s.slice(0, 26))).toEqual([
       'SELECT c.*, a.state, a.sna',
-      'SELECT EXISTS (SELECT 1 FR',
       'WITH up AS (UPDATE actors ',
       'WITH x AS (SELECT * FROM u',
       'WITH up AS (UPDATE actors ',

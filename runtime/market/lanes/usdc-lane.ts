@@ -19,6 +19,11 @@ export type LegCheck = (Check & { ok: false; unavailable?: true }) | { ok: true;
 /** `bound`: the purchase leg the settler knows the authorization backs (else the listener looks it up). */
 export type SettledListener = (authorizer: string, nonce: string, tx: string, bound?: BoundLeg) => Promise<void>;
 
+/** Authorization states read ahead, by `stateKey`. */
+export type KnownStates = ReadonlyMap<string, AuthorizationState>;
+
+export const stateKey = (authorizer: string, nonce: string): string => `${authorizer.toLowerCase()}:${nonce.toLowerCase()}`;
+
 const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 
 export class UsdcLane {
@@ -73,14 +78,19 @@ export class UsdcLane {
   /**
    * The ledger's part of `verify` for signed legs, all read at once (a purchase's two legs in
    * one statement on the simulated ledger): each nonce unused, each payer's balance enough.
-   * `balance` is what the ledger holds for the payer, for checks across legs.
+   * `balance` is what the ledger holds for the payer, for checks across legs. `known`: states
+   * read earlier in this request (with the purchase's claim, ADR 0044), used when they cover
+   * every leg.
    */
-  async checkLedger(legs: ReadonlyArray<{ payer: string; payload: ExactEvmPayload; amount: bigint; allowUsedNonce?: boolean | undefined }>): Promise<Array<LegCheck & { balance?: bigint }>> {
+  async checkLedger(legs: ReadonlyArray<{ payer: string; payload: ExactEvmPayload; amount: bigint; allowUsedNonce?: boolean | undefined }>, known?: KnownStates): Promise<Array<LegCheck & { balance?: bigint }>> {
     let states: AuthorizationState[];
     try {
       const auths = legs.map((l) => ({ authorizer: l.payer, nonce: l.payload.authorization.nonce }));
       const ledger = this.ledger;
-      states = ledger.authorizationStates
+      const read = known && auths.map((a) => known.get(stateKey(a.authorizer, a.nonce)));
+      states = read?.every((x) => x !== undefined)
+        ? read
+        : ledger.authorizationStates
         ? await ledger.authorizationStates(auths)
         : await Promise.all(auths.map(async (a) => {
               const [used, balance] = await Promise.all([ledger.authorizationState(a.authorizer, a.nonce), ledger.balanceOf(a.authorizer)]);

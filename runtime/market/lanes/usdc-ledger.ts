@@ -5,6 +5,7 @@
  * before a ledger is asked to settle.
  */
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
+import type { SqlParam } from '../../../storage/db.ts';
 import type { Config } from '../../config.ts';
 import type { Authorization } from './eip3009.ts';
 
@@ -41,6 +42,14 @@ export interface AuthorizationState {
   balance: bigint;
 }
 
+/** `authorizationStates` as part of another statement: `sql(n)` is a scalar expression over parameters $n on. */
+export interface StatesRead {
+  sql(firstParam: number): string;
+  params: SqlParam[];
+  /** The expression's value as read from the row: the states in the order asked. */
+  parse(value: unknown): AuthorizationState[];
+}
+
 export interface UsdcLedger {
   readonly token: UsdcToken;
   /** Addresses that submit settlements (the facilitator's `signers`); none for the simulation. */
@@ -54,6 +63,11 @@ export interface UsdcLedger {
    * Without it the lane asks each question on its own.
    */
   authorizationStates?(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): Promise<AuthorizationState[]>;
+  /**
+   * The same read as an expression for another statement to carry (the simulated ledger's, in
+   * the purchase's idempotency claim: ADR 0044), for a ledger kept in the same database.
+   */
+  authorizationStatesRead?(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): StatesRead;
   /**
    * `transferWithAuthorization` of a verified authorization. The same authorization again
    * answers with its first transaction (`replay`); another use of a used nonce, a short

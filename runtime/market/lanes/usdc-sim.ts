@@ -9,7 +9,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Db, Queryable } from '../../../storage/db.ts';
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { Authorization } from './eip3009.ts';
-import type { AuthorizationState, SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, SettleResult, StatesRead, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export type { SettleResult } from './usdc-ledger.ts';
 
@@ -17,22 +17,26 @@ const lower = (a: string): string => a.toLowerCase();
 
 const statesSqls = new Map<number, string>();
 /**
- * The ledger read of `count` authorizations, one row each in order. A list of VALUES, not
- * arrays through unnest: the planner prices a generic plan over unnest's unknown length above
- * a custom one, so that statement was planned again on every purchase; this shape has one
- * statement per count (a purchase reads two) and keeps its generic plan.
+ * The ledger read of `count` authorizations, one row each in order, its parameters from $n on.
+ * A list of VALUES, not arrays through unnest: the planner prices a generic plan over unnest's
+ * unknown length above a custom one, so that statement was planned again on every purchase;
+ * this shape has one statement per count (a purchase reads two) and keeps its generic plan.
  */
-function statesSql(count: number): string {
-  let sql = statesSqls.get(count);
+function statesSql(count: number, n = 1): string {
+  const key = count * 1000 + n;
+  let sql = statesSqls.get(key);
   if (!sql) {
-    const values = Array.from({ length: count }, (_, i) => `($${2 * i + 1}::text, $${2 * i + 2}::text, ${i})`).join(', ');
+    const values = Array.from({ length: count }, (_, i) => `($${n + 2 * i}::text, $${n + 2 * i + 1}::text, ${i})`).join(', ');
     sql = `SELECT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = x.authorizer AND u.nonce = x.nonce) AS used,
-              (SELECT b.balance::text FROM usdc_balances b WHERE b.address = x.authorizer) AS balance
+              (SELECT b.balance::text FROM usdc_balances b WHERE b.address = x.authorizer) AS balance, x.i
          FROM (VALUES ${values}) AS x(authorizer, nonce, i) ORDER BY x.i`;
-    statesSqls.set(count, sql);
+    statesSqls.set(key, sql);
   }
   return sql;
 }
+
+const stateOf = (r: { used: boolean; balance: string | null }): AuthorizationState => ({ used: r.used, balance: BigInt(r.balance ?? '0') });
+const statesParams = (auths: ReadonlyArray<{ authorizer: string; nonce: string }>) => auths.flatMap((a) => [lower(a.authorizer), lower(a.nonce)]);
 
 export class UsdcSimLedger implements UsdcLedger {
   readonly signers: readonly string[] = [];
@@ -65,8 +69,16 @@ export class UsdcSimLedger implements UsdcLedger {
   }
 
   async authorizationStates(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): Promise<AuthorizationState[]> {
-    const { rows } = await this.db.query<{ used: boolean; balance: string | null }>(statesSql(auths.length), auths.flatMap((a) => [lower(a.authorizer), lower(a.nonce)]));
-    return rows.map((r) => ({ used: r.used, balance: BigInt(r.balance ?? '0') }));
+    const { rows } = await this.db.query<{ used: boolean; balance: string | null }>(statesSql(auths.length), statesParams(auths));
+    return rows.map(stateOf);
+  }
+
+  authorizationStatesRead(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): StatesRead {
+    return {
+      sql: (n) => `(SELECT json_agg(json_build_object('used', s.used, 'balance', s.balance) ORDER BY s.i) FROM (${statesSql(auths.length, n)}) AS s)`,
+      params: statesParams(auths),
+      parse: (v) => (v as Array<{ used: boolean; balance: string | null }>).map(stateOf),
+    };
   }
 
   /**
