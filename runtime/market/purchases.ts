@@ -15,15 +15,15 @@ import type { ActorHost } from '../engine/actor-host.ts';
 import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import { stateKey, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
-import type { AuthorizationState, BoundLeg, SettleResult, StatesRead } from './lanes/usdc-ledger.ts';
+import type { KnownStates, UsdcLane } from './lanes/usdc-lane.ts';
+import type { BoundLeg, SettleResult } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
 import { holdAlone, holdCompanion } from './anm-nonce-holds.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
-import { namedAuthorizations, verifyUsdcLeg, verifyUsdcLegs } from './usdc-purchase.ts';
+import { ledgerReadAhead, verifyUsdcLeg, verifyUsdcLegs, type LedgerReadAhead } from './usdc-purchase.ts';
 import { bindingCompanion, bindLegs } from './leg-nonces.ts';
 import { CompanionRefusedError } from '../engine/errors.ts';
 import { joinCompanions } from '../engine/companions.ts';
@@ -225,16 +225,9 @@ export class Purchases {
     return verifyUsdcLegs(this.deps.usdc, ctx, legs, known);
   }
 
-  /**
-   * A read of the ledger states the raw legs name, for the claim to carry (ADR 0044): on a
-   * ledger in this database (the simulated one) a purchase then sends no ledger read of its
-   * own. `known` turns the claim's answer into what `purchase` takes.
-   */
-  ledgerReadFor(legs: { seller?: unknown; fee?: unknown }): { read: StatesRead; known: (states: AuthorizationState[]) => KnownStates } | undefined {
-    const ledger = this.deps.usdc.ledger;
-    const auths = ledger.authorizationStatesRead ? namedAuthorizations(this.deps.usdc, legs) : null;
-    if (!auths || !ledger.authorizationStatesRead) return undefined;
-    return { read: ledger.authorizationStatesRead(auths), known: (states) => new Map(auths.map((a, i) => [stateKey(a.authorizer, a.nonce), states[i]!])) };
+  /** The ledger read of the legs' states for the claim to carry, where the ledger can (ADR 0044). */
+  ledgerReadFor(legs: { seller?: unknown; fee?: unknown }): LedgerReadAhead | undefined {
+    return ledgerReadAhead(this.deps.usdc, legs);
   }
 
   /** One USDC leg against the quote, its signature and the ledger (routed execution's fee leg). */

@@ -8,7 +8,8 @@ import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { VerifiedLeg } from '../../machines/purchase/events.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import type { KnownStates, UsdcLane } from './lanes/usdc-lane.ts';
+import { stateKey, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
+import type { AuthorizationState, StatesRead } from './lanes/usdc-ledger.ts';
 import { decodeLeg } from './leg-codec.ts';
 
 type LegName = 'seller' | 'fee';
@@ -50,12 +51,30 @@ async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedL
   });
 }
 
+/** A ledger read for the claim to carry, and how its answer becomes what `verifyUsdcLegs` takes. */
+export interface LedgerReadAhead {
+  read: StatesRead;
+  known(states: AuthorizationState[]): KnownStates;
+}
+
 /**
- * The (authorizer, nonce) each raw leg names, before any check, for a ledger read that rides
- * ahead with the claim; null when a leg is not an EIP-3009 authorization (an ANM leg, or
- * malformed: the checks refuse it later, as they would have).
+ * A read of the ledger states the raw legs name, for the purchase's claim to carry (ADR 0044):
+ * on a ledger in this database (the simulated one) the purchase then sends no ledger read of
+ * its own. Undefined for a ledger elsewhere, or legs that are not EIP-3009 authorizations.
  */
-export function namedAuthorizations(lane: UsdcLane, raw: { seller?: unknown; fee?: unknown }): Array<{ authorizer: string; nonce: string }> | null {
+export function ledgerReadAhead(lane: UsdcLane, legs: { seller?: unknown; fee?: unknown }): LedgerReadAhead | undefined {
+  const ledger = lane.ledger;
+  const auths = ledger.authorizationStatesRead ? namedAuthorizations(lane, legs) : null;
+  if (!auths || !ledger.authorizationStatesRead) return undefined;
+  return { read: ledger.authorizationStatesRead(auths), known: (states) => new Map(auths.map((a, i) => [stateKey(a.authorizer, a.nonce), states[i]!])) };
+}
+
+/**
+ * The (authorizer, nonce) each raw leg names, before any check; null when a leg is not an
+ * EIP-3009 authorization (an ANM leg, or malformed: the checks refuse it later, as they would
+ * have).
+ */
+function namedAuthorizations(lane: UsdcLane, raw: { seller?: unknown; fee?: unknown }): Array<{ authorizer: string; nonce: string }> | null {
   const out: Array<{ authorizer: string; nonce: string }> = [];
   for (const leg of [raw.seller, raw.fee]) {
     const payload = decodeLeg(leg, lane.token)?.payload;
