@@ -3,7 +3,7 @@
  * + NATS when reachable). Each case names the rule it checks: spec Authentication 3, 5, 8
  * and 10, DESIGN §7 "Login" and "Pages".
  */
-import http from 'node:http';
+import { readSse } from '../helpers/sse.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSignedTx } from '../../machines/chain/index.ts';
 import { readWalletFile, sign } from '../../runtime/chain/codec/keys.ts';
@@ -36,23 +36,12 @@ afterAll(async () => {
 function refundStream(cookie: string, id: string) {
   const statuses: string[] = [];
   const ids: string[] = [];
-  let buf = '';
-  const req = http.get(`${h.svc}/dashboard/api/refunds/${id}/events`, { headers: { cookie: `anm_session=${cookie}` } }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (d: string) => {
-      buf += d;
-      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!/^event: refund$/m.test(block) || !data) continue;
-        statuses.push((JSON.parse(data) as { refund: { status: string } }).refund.status);
-        ids.push(/^id: (\d+)$/m.exec(block)?.[1] ?? '');
-      }
-    });
+  const s = readSse(`${h.svc}/dashboard/api/refunds/${id}/events`, cookie, (b) => {
+    if (b.event !== 'refund') return;
+    statuses.push((JSON.parse(b.data) as { refund: { status: string } }).refund.status);
+    ids.push(b.id ?? '');
   });
-  req.on('error', () => undefined);
-  return { statuses, ids, close: () => req.destroy() };
+  return { statuses, ids, close: s.close };
 }
 
 describe('dashboard sessions (DESIGN §7 Login, spec Authentication 8)', () => {

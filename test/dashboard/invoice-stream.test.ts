@@ -4,7 +4,7 @@
  * invoice of the session's merchant and mode from the snapshot feed as it changes, with its
  * version, and nothing of another merchant or mode.
  */
-import http from 'node:http';
+import { readSse } from '../helpers/sse.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { waitFor } from '../helpers/backends.ts';
@@ -35,27 +35,15 @@ interface Seen {
 
 function invoiceStream(cookie: string) {
   const seen: Seen[] = [];
-  let buf = '';
-  let opened!: () => void;
-  const open = new Promise<void>((resolve) => (opened = resolve));
-  const req = http.get(`${h.svc}/dashboard/api/invoices/events`, { headers: { cookie: `anm_session=${cookie}` } }, (res) => {
-    expect(res.headers['content-type']).toContain('text/event-stream');
-    opened();
-    res.setEncoding('utf8');
-    res.on('data', (d: string) => {
-      buf += d;
-      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!/^event: invoice$/m.test(block) || !data) continue;
-        const m = JSON.parse(data) as { invoice: { id: string; status: string }; version: number };
-        seen.push({ id: m.invoice.id, status: m.invoice.status, version: m.version });
-      }
-    });
+  const s = readSse(`${h.svc}/dashboard/api/invoices/events`, cookie, (b) => {
+    if (b.event !== 'invoice') return;
+    const m = JSON.parse(b.data) as { invoice: { id: string; status: string }; version: number };
+    seen.push({ id: m.invoice.id, status: m.invoice.status, version: m.version });
   });
-  req.on('error', () => undefined);
-  return { seen, open, close: () => req.destroy() };
+  const open = s.open.then((headers) => {
+    expect(headers['content-type']).toContain('text/event-stream');
+  });
+  return { seen, open, close: s.close };
 }
 
 async function invoice(key: string, finalize: boolean): Promise<string> {

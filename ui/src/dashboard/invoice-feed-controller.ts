@@ -9,6 +9,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { errorText } from './api.ts';
 import { liveSource } from './live-source.ts';
+import { writeThenRead } from './resource-controller.ts';
 
 export interface Versioned {
   id: string;
@@ -78,15 +79,8 @@ export class InvoiceFeedController<V extends Versioned> implements ReactiveContr
   }
 
   /** Runs a write, then reads again; its error is shown like a read's. */
-  async act(work: () => Promise<unknown>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      this.error = errorText(err);
-      this.host.requestUpdate();
-      return;
-    }
-    await this.reload();
+  act(work: () => Promise<unknown>): Promise<void> {
+    return writeThenRead(this, this.host, work);
   }
 
   private show(): void {

@@ -31,14 +31,19 @@ export class ResourceController<T> implements ReactiveController {
   }
 
   /** Runs a write, then reads again; its error is shown like a read's. */
-  async act(work: () => Promise<unknown>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      this.error = errorText(err);
-      this.host.requestUpdate();
-      return;
-    }
-    await this.reload();
+  act(work: () => Promise<unknown>): Promise<void> {
+    return writeThenRead(this, this.host, work);
   }
+}
+
+/** A controller's write followed by a read again; a failed write's error is shown like a read's. */
+export async function writeThenRead(c: { error: string; reload(): Promise<void> }, host: ReactiveControllerHost, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    c.error = errorText(err);
+    host.requestUpdate();
+    return;
+  }
+  await c.reload();
 }
