@@ -18,6 +18,7 @@
 import { databaseTransport } from './bench-env.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -77,6 +78,14 @@ for (const [i, key] of keys.entries()) {
 }
 
 const natsPid = natsServerPid();
+/** Write syscalls the server process made so far (socket writes to PostgreSQL, NATS and the clients): no load moves their count per request. */
+const serverWrites = () => {
+  try {
+    return Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
 const serverReading = async () => {
   const u = (await (await fetch(`${urls.bare}/cpu`)).json()) as { user: number; system: number; statements: number };
   return { cpu: (u.user + u.system) / 1e6, statements: u.statements };
@@ -112,6 +121,7 @@ interface Row {
   pgMs: number;
   natsMs: number;
   statements: number;
+  writes: number;
 }
 
 type Load = (seconds: number) => Promise<LoadFigures & { ok: number }>;
@@ -166,6 +176,7 @@ async function settled(): Promise<void> {
 async function run(name: string, seconds: number): Promise<Row> {
   const load = loads[name]!();
   const s0 = await serverReading();
+  const w0 = serverWrites();
   const nats0 = natsPid ? procCpu(natsPid) : 0;
   const { out: r, pg } = await pgCpu(
     (async () => {
@@ -175,6 +186,7 @@ async function run(name: string, seconds: number): Promise<Row> {
     })(),
   );
   const s1 = await serverReading();
+  const writes = serverWrites() - w0;
   const nats = natsPid ? procCpu(natsPid) - nats0 : 0;
   const per = (x: number) => (x * 1000) / Math.max(1, r.requests);
   return {
@@ -189,6 +201,7 @@ async function run(name: string, seconds: number): Promise<Row> {
     natsMs: per(nats),
     // The two readings' own statements: none (the /cpu route reads no database).
     statements: (s1.statements - s0.statements) / Math.max(1, r.requests),
+    writes: per(writes) / 1000,
   };
 }
 
@@ -210,9 +223,9 @@ const create = rows[0]!.rps;
 console.log(`\nbench:links  ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`);
 console.log(databaseTransport(DATABASE_URL));
 console.log(`${USE_WRK ? 'wrk (C) in its own process' : 'autocannon in this process'}; ${CONNECTIONS} connections, ${SECONDS} s per measurement (after 4 s of warm-up), ${MERCHANTS} live links round-robin, limits raised to ${LIMIT}/min\n`);
-console.log('| what | ok/s | ratio to create | p50 ms | p99 ms | ok | other | server CPU ms/req | PostgreSQL CPU ms/req | nats-server CPU ms/req | SQL statements/req |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.rps / create, 3)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.ok} | ${r.other} | ${fmt(r.cpuMs, 3)} | ${fmt(r.pgMs, 3)} | ${fmt(r.natsMs, 3)} | ${fmt(r.statements, 2)} |`);
+console.log('| what | ok/s | ratio to create | p50 ms | p99 ms | ok | other | server CPU ms/req | PostgreSQL CPU ms/req | nats-server CPU ms/req | SQL statements/req | server write syscalls/req |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.rps / create, 3)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.ok} | ${r.other} | ${fmt(r.cpuMs, 3)} | ${fmt(r.pgMs, 3)} | ${fmt(r.natsMs, 3)} | ${fmt(r.statements, 2)} | ${fmt(r.writes, 2)} |`);
 console.log(`\nholds: ${intents} intents from links, ${await holdCount()} holds HELD, links count ${held} units held${held === intents ? ' (equal)' : ' (MISMATCH)'}`);
 
 child.kill('SIGTERM');
