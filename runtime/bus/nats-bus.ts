@@ -8,6 +8,7 @@ import {
   nanos,
   type JetStreamClient,
   type JetStreamManager,
+  type JsMsg,
   type NatsConnection,
 } from 'nats';
 import type { Bus, BusMessage, ConsumeOptions, Subscription } from './types.ts';
@@ -29,6 +30,7 @@ export class NatsBus implements Bus {
   readonly kind = 'nats' as const;
   private readonly subs = new Set<Subscription>();
   private emits: Array<{ subject: string; data: Uint8Array }> = [];
+  private acks: JsMsg[] = [];
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -112,7 +114,7 @@ export class NatsBus implements Bus {
           data: codec.decode(m.data),
           msgId: m.headers?.get('Nats-Msg-Id') || undefined,
           deliveries: m.info.redeliveryCount,
-          ack: () => m.ack(),
+          ack: () => this.ack(m),
           nak: (delayMs?: number) => m.nak(delayMs),
         };
         void opts
@@ -129,12 +131,38 @@ export class NatsBus implements Bus {
     const sub: Subscription = {
       stop: async () => {
         this.subs.delete(sub);
+        this.flushAcks();
         await messages.close();
         await done.catch(() => undefined);
       },
     };
     this.subs.add(sub);
     return sub;
+  }
+
+  /**
+   * Acks wait for the end of the event loop's turn and leave together. Each handler acks when
+   * its commit's reply arrives, a microtask checkpoint of its own, so acking at once was one
+   * socket write and one wake-up of nats-server per message (a press of Pay had one for its
+   * hold's create); the replies that arrive in one turn now share a write. Ack semantics are
+   * unchanged: a message acked late, or not at all when the process dies, is redelivered and
+   * the consumer's dedupe drops it.
+   */
+  private ack(m: JsMsg): void {
+    if (this.acks.length === 0) setImmediate(() => this.flushAcks());
+    this.acks.push(m);
+  }
+
+  private flushAcks(): void {
+    const batch = this.acks;
+    this.acks = [];
+    for (const m of batch) {
+      try {
+        m.ack();
+      } catch {
+        // Closed meanwhile: the message is redelivered and dropped as a repeat.
+      }
+    }
   }
 
   /**
@@ -177,6 +205,7 @@ export class NatsBus implements Bus {
 
   async close(): Promise<void> {
     this.flushEmits();
+    this.flushAcks();
     for (const s of [...this.subs]) await s.stop();
     await this.nc.drain().catch(() => undefined);
   }

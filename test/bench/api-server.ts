@@ -3,7 +3,7 @@
  * services.ts wires it (Engine with its bus consumer, outbox relay to NATS JetStream and
  * timer sweeper; gate, idempotency, reads) on real PostgreSQL, plus a bare Fastify route in
  * the same process for the ratio. Prints one JSON line with both URLs, then serves until
- * SIGTERM. Env: BENCH_LINKS (1: payment links too), BENCH_SCHEMA, BENCH_NAMESPACE, ANMPAY_KEY_PEPPER, BENCH_POOL (default: the service's
+ * SIGTERM. `GET /cpu` on the bare server: this process's CPU and SQL statements so far. Env: BENCH_LINKS (1: payment links too), BENCH_SCHEMA, BENCH_NAMESPACE, ANMPAY_KEY_PEPPER, BENCH_POOL (default: the service's
  * DATABASE_POOL_SIZE), RATE_LIMIT_*.
  */
 import Fastify from 'fastify';
@@ -16,10 +16,11 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMerchantServices } from '../../runtime/merchant/index.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, NATS_URL } from '../helpers/backends.ts';
+import { countStatements, statementsSent } from './statement-count.ts';
 
 const env = process.env;
 const config = loadConfig(env);
-const db = await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? config.DATABASE_POOL_SIZE) });
+const db = countStatements(await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? config.DATABASE_POOL_SIZE) }));
 const bus = await NatsBus.connect({ url: NATS_URL, namespace: env.BENCH_NAMESPACE! });
 const engine = new Engine({ db, bus, registry: machineRegistry() });
 await engine.start();
@@ -32,8 +33,9 @@ const http = await startHttp({ ...merchant, ...commerce, host: engine.host, dbHe
 
 const bare = Fastify({ logger: false });
 bare.get('/bare', async () => ({ ok: true }));
-// CPU seconds of this process, so the driver can report server CPU per request.
-bare.get('/cpu', async () => process.cpuUsage());
+// CPU seconds of this process and the SQL statements it sent (a transaction's BEGIN and COMMIT
+// count), so the driver can report both per request.
+bare.get('/cpu', async () => ({ ...process.cpuUsage(), statements: statementsSent() }));
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
 
 process.stdout.write(`${JSON.stringify({ api: http.url, bare: bareUrl })}\n`);

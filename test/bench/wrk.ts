@@ -25,7 +25,7 @@ export function wrkInstalled(): boolean {
 }
 
 /** `timeoutS`: an answer later than this counts as an error (wrk's default is 2 s). */
-export async function runWrk(opts: { url: string; script: 'create' | 'read' | 'bare' | 'session' | 'requests'; connections: number; seconds: number; timeoutS?: number; env?: Record<string, string> }): Promise<LoadFigures> {
+export async function runWrk(opts: { url: string; script: 'create' | 'read' | 'bare' | 'session' | 'requests' | 'links'; connections: number; seconds: number; timeoutS?: number; env?: Record<string, string> }): Promise<LoadFigures> {
   const args = ['-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, ...(opts.timeoutS ? [`--timeout`, `${opts.timeoutS}s`] : []), '--latency', '-s', path.join(DIR, `${opts.script}.lua`), opts.url];
   const r = await runProcess(WRK, args, { ...opts.env, BENCH_WRK_DIR: DIR });
   const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
