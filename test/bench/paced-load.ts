@@ -7,7 +7,9 @@
  * Runs as its own process (`tsx test/bench/paced-load.ts`) so its event loop never shares one
  * with the service; prints one line `PACED_JSON {...}`.
  * Env: PACED_URL, PACED_COOKIES (file, one cookie value per line), PACED_COOKIE_NAME,
- * PACED_SESSIONS, PACED_PACE (requests per session per second), PACED_SECONDS.
+ * PACED_SESSIONS, PACED_PACE (requests per session per second), PACED_SECONDS; PACED_PATHS
+ * (file, one path per line, optional): the paths asked in turn across all sessions instead of
+ * PACED_URL's own; PACED_WARMUP_S (default 0): seconds asked first and not counted.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -19,10 +21,12 @@ const cookieName = process.env.PACED_COOKIE_NAME ?? 'anm_session';
 const SESSIONS = Number(process.env.PACED_SESSIONS ?? 100);
 const PACE = Number(process.env.PACED_PACE ?? 2);
 const SECONDS = Number(process.env.PACED_SECONDS ?? 10);
+const paths = process.env.PACED_PATHS ? readFileSync(process.env.PACED_PATHS, 'utf8').split('\n').filter(Boolean) : [url.pathname + url.search];
+let asked = 0;
 
 function get(agent: http.Agent, cookie: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent, headers: { cookie: `${cookieName}=${cookie}` } }, (res) => {
+    const req = http.get(new URL(paths[asked++ % paths.length]!, url), { agent, headers: { cookie: `${cookieName}=${cookie}` } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -34,8 +38,11 @@ const latencies: number[] = [];
 let non2xx = 0;
 let errors = 0;
 const periodMs = 1000 / PACE;
+// The first second opens the connections and warms both sides' code; it is asked but not counted.
+const WARMUP_MS = Number(process.env.PACED_WARMUP_S ?? 0) * 1000;
 const start = performance.now() + 50;
-const end = start + SECONDS * 1000;
+const counted = start + WARMUP_MS;
+const end = counted + SECONDS * 1000;
 
 async function session(i: number): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -45,6 +52,7 @@ async function session(i: number): Promise<void> {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     try {
       const status = await get(agent, cookie);
+      if (due < counted) continue;
       if (status < 200 || status >= 300) non2xx++;
       latencies.push(performance.now() - due);
     } catch {
@@ -56,7 +64,7 @@ async function session(i: number): Promise<void> {
 
 await Promise.all(Array.from({ length: SESSIONS }, (_, i) => session(i)));
 latencies.sort((a, b) => a - b);
-const seconds = (performance.now() - start) / 1000;
+const seconds = (performance.now() - counted) / 1000;
 console.log(
   `PACED_JSON ${JSON.stringify({ requests: latencies.length, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), non2xx, errors })}`,
 );

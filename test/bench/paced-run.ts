@@ -7,7 +7,7 @@ import { runProcess } from '../helpers/cli.ts';
 
 export type Figures = { rps: number; p50: number; p99: number; non2xx: number };
 
-export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number }): Promise<Figures> {
+export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; warmupS?: number }): Promise<Figures> {
   const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
     ...process.env,
     PACED_URL: url,
@@ -15,6 +15,8 @@ export async function runPaced(url: string, cookieFile: string, o: { sessions: n
     PACED_SESSIONS: String(o.sessions),
     PACED_PACE: String(o.pace),
     PACED_SECONDS: String(o.seconds),
+    ...(o.pathsFile && { PACED_PATHS: o.pathsFile }),
+    ...(o.warmupS && { PACED_WARMUP_S: String(o.warmupS) }),
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
   if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
