@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
 import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
@@ -89,6 +89,16 @@ afterAll(async () => {
   if (realAvailable) await dropSchema(schema);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
+
+/** Logs the demo merchant in and opens the dashboard's invoices page. */
+async function openInvoices(page: Page): Promise<void> {
+  await page.goto(`${base}/dashboard/login`);
+  await page.getByLabel('Email').fill(login.email);
+  await page.getByLabel('Password').fill(login.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Setup checklist' }).waitFor();
+  await page.goto(`${base}/dashboard/invoices`);
+}
 
 describe.skipIf(skipBrowser)('invoices end to end (issue 23)', () => {
   it('create, finalize, open /i/{token}, pay with the CLI wallet: PAID, one invoice.paid that verifies; paid cannot be paid again; a reorg reopens it', async () => {
@@ -188,12 +198,7 @@ describe.skipIf(skipBrowser)('invoices end to end (issue 23)', () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
     page.on('dialog', (d) => void d.accept());
-    await page.goto(`${base}/dashboard/login`);
-    await page.getByLabel('Email').fill(login.email);
-    await page.getByLabel('Password').fill(login.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Setup checklist' }).waitFor();
-    await page.goto(`${base}/dashboard/invoices`);
+    await openInvoices(page);
     await page.getByRole('heading', { name: 'Invoices (test)' }).waitFor();
     await page.getByLabel('Customer').fill('Grace <Hopper>');
     await page.getByLabel('Item 1').fill('Audit <b>now</b>');
@@ -216,12 +221,7 @@ describe.skipIf(skipBrowser)('invoices end to end (issue 23)', () => {
   it('the dashboard follows invoices live: one created over the API appears, and turns PAID when its payment confirms, without a reload', async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
-    await page.goto(`${base}/dashboard/login`);
-    await page.getByLabel('Email').fill(login.email);
-    await page.getByLabel('Password').fill(login.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Setup checklist' }).waitFor();
-    await page.goto(`${base}/dashboard/invoices`);
+    await openInvoices(page);
     await page.getByTestId('live').waitFor();
     // A reload would lose this mark.
     await page.evaluate(() => ((window as unknown as { __same?: number }).__same = 1));
