@@ -197,7 +197,7 @@ export class Executions {
 
   /** Executions left with a served answer and an unsettled fee (a crash between the two), but those this process is still running. */
   async reconcile(): Promise<void> {
-    const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = $1 AND state = 'EXECUTING'`, [PURCHASE_KIND]);
+    const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = 'purchase' AND state = 'EXECUTING'`);
     for (const row of rows) {
       if (this.running.has(row.id)) continue;
       const s = row.snapshot.context.execution?.seller_status;

@@ -33,6 +33,15 @@ import type { SearchIndex } from './search-index.ts';
 import { quoteChoice } from './quote-choice.ts';
 
 export const PURCHASE_KIND = 'purchase';
+/** A chain ledger asked one question at a time, as a JSON-RPC node would want. */
+async function oneByOne<T, R>(items: readonly T[], f: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const t of items) out.push(await f(t));
+  return out;
+}
+
+/** Seller legs asked of the ledger in one read by the watch. */
+const RECONCILE_BATCH = 200;
 
 export interface QuoteInput {
   capability: string;
@@ -304,17 +313,30 @@ export class Purchases {
 
   /**
    * The watch over VERIFIED purchases: a seller leg settled where this process did not see it
-   * (another facilitator, a crash before the fee) is found from the lane's authorization state.
+   * (another facilitator, a crash before the fee) is found from the lane's authorization state,
+   * asked for all of them in one read where the ledger can (the simulated one). The read of
+   * open purchases uses their own index (migration 0015), so it costs what is open.
    */
   async reconcile(): Promise<void> {
-    const { rows } = await this.deps.db.query<PurchaseRow & { id: string }>(`SELECT id, state, snapshot FROM actors WHERE kind = $1 AND state = 'VERIFIED'`, [PURCHASE_KIND]);
+    const { rows } = await this.deps.db.query<PurchaseRow & { id: string }>(`SELECT id, state, snapshot FROM actors WHERE kind = 'purchase' AND state = 'VERIFIED'`);
+    const waiting: Array<{ id: string; seller: VerifiedLeg }> = [];
     for (const row of rows) {
       const ctx = row.snapshot.context as PurchaseContext;
       const seller = ctx.legs?.seller;
       if (!seller) continue;
       if (seller.tx) await this.settleFee(row.id);
       // ANM legs settle by the indexer's signals, not by this watch.
-      else if (ctx.asset === 'USDC' && await this.deps.usdc.ledger.authorizationState(seller.payer, seller.nonce)) await this.legSettled('USDC', seller.payer, seller.nonce, `seen:${seller.nonce}`);
+      else if (ctx.asset === 'USDC') waiting.push({ id: row.id, seller });
+    }
+    const { ledger } = this.deps.usdc;
+    for (let i = 0; i < waiting.length; i += RECONCILE_BATCH) {
+      const batch = waiting.slice(i, i + RECONCILE_BATCH);
+      const used = ledger.authorizationStates
+        ? (await ledger.authorizationStates(batch.map((w) => ({ authorizer: w.seller.payer, nonce: w.seller.nonce })))).map((s) => s.used)
+        : await oneByOne(batch, (w) => ledger.authorizationState(w.seller.payer, w.seller.nonce));
+      for (const [j, w] of batch.entries()) {
+        if (used[j]) await this.legSettled('USDC', w.seller.payer, w.seller.nonce, `seen:${w.seller.nonce}`);
+      }
     }
   }
 }

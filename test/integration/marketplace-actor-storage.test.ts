@@ -4,6 +4,7 @@
  * execution have no merchant, and their writes then touch the primary key alone), and a
  * merchant's reads still use them; an idempotency record's body is stored without a
  * compression attempt (a purchase's first response, mostly base64, never compressed).
+ * Migration 0015: the marketplace's watch reads open purchases through an index of their own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendFactories, type Backend } from '../helpers/backends.ts';
@@ -41,5 +42,17 @@ describe.each(backendFactories)('marketplace actors and records in storage on %s
   it('stores an idempotency record\'s body as it is, without a compression attempt', async () => {
     const { rows } = await b.db.query<{ storage: string }>(`SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'idempotency_keys'::regclass AND attname = 'body'`);
     expect(rows[0]?.storage).toBe('e');
+  });
+  it.runIf(name === 'postgres+nats')('migration 0015: the watch reads open purchases through their own index, not by scanning every actor', async () => {
+    await b.db.tx(async (q) => {
+      await q.query(`SET LOCAL enable_seqscan = off`);
+      await q.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      const plan = async (sql: string) => (await q.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      // The same texts as Purchases.reconcile and Executions.reconcile.
+      expect(await plan(`SELECT id, state, snapshot FROM actors WHERE kind = 'purchase' AND state = 'VERIFIED'`)).toContain('actors_open_purchases');
+      expect(await plan(`SELECT id, snapshot FROM actors WHERE kind = 'purchase' AND state = 'EXECUTING'`)).toContain('actors_open_purchases');
+    });
+    const { rows } = await b.db.query<{ def: string }>(`SELECT pg_get_indexdef('actors_open_purchases'::regclass) AS def`);
+    expect(rows[0]?.def).toContain("WHERE ((kind = 'purchase'::text) AND (state = ANY");
   });
 });
