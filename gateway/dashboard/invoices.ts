@@ -1,6 +1,6 @@
 /**
  * Invoices from the dashboard (DESIGN §7): list, create, finalize, void and mark
- * uncollectible in the session's mode, through the same commands as `/api/v1/invoices`; and
+ * uncollectible in the login's mode, through the same commands as `/api/v1/invoices`; and
  * the mode's invoices live over SSE from the snapshot feed (no database read per update),
  * each with its actor version, so the page keeps whichever of the list and the stream is newer:
  *

@@ -1,6 +1,6 @@
 /**
  * The till's product grid and cart (DESIGN §7 "Point of sale"): the merchant's active payment
- * links of the session's mode with a fixed price, with the units a limited link has left
+ * links of the login's mode with a fixed price, with the units a limited link has left
  * (its own counts: ADR 0039), and a cart's total priced here from the links' snapshots, never
  * from the browser. The units of limited products are taken when the cart is charged
  * (holds.ts); the count shown here is only what the till greys out.

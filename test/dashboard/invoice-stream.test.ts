@@ -1,7 +1,7 @@
 /**
  * The dashboard's invoices follow their actors (DESIGN §7 "Invoices", ADR 0048): the list
  * carries each invoice's actor version, and `/dashboard/api/invoices/events` sends every
- * invoice of the session's merchant and mode from the snapshot feed as it changes, with its
+ * invoice of the login's merchant and mode from the snapshot feed as it changes, with its
  * version, and nothing of another merchant or mode.
  */
 import { readSse } from '../helpers/sse.ts';
