@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { admit, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
+import { admit, admittedKey, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { jsonBody } from '../http/body.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { linkCommands } from './link-commands.ts';
@@ -25,11 +25,7 @@ export default async function paymentLinksApi(app: FastifyInstance, opts: { deps
   const keyed = [ipLimit, ...secretKey(d.pepper)];
   const createSteps = [...keyed, idempotencyHeader(false), body((req) => validateLink(jsonBody(req))), idempotencyClaim<LinkInput>(CREATE_ROUTE, (b) => b)];
 
-  async function admitKey(req: FastifyRequest, reply: FastifyReply): Promise<GateKey> {
-    const a = await admit(d.gate, req, reply, keyed);
-    if (!a.admitted) throw a.error ?? new AppError('internal_error');
-    return a.key!;
-  }
+  const admitKey = (req: FastifyRequest, reply: FastifyReply): Promise<GateKey> => admittedKey(d.gate, req, reply, keyed);
 
   app.post('/api/v1/payment-links', async (req, reply) => {
     const a = await admit<LinkInput>(d.gate, req, reply, createSteps);

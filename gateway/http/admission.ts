@@ -71,6 +71,16 @@ export async function admit<B = unknown>(gate: Pick<Gate, 'pass'>, req: FastifyR
   return { admitted: true, key: a.gate.key, body: a.body as B, claim, read: a.gate.read };
 }
 
+/**
+ * The key of a request admitted by steps that claim no idempotency key (reads and commands on
+ * one resource): nothing to replay, so a refusal is thrown for the error handler.
+ */
+export async function admittedKey(gate: Pick<Gate, 'pass'>, req: FastifyRequest, reply: FastifyReply, steps: readonly Step[]): Promise<GateKey> {
+  const a = await admit(gate, req, reply, steps);
+  if (!a.admitted) throw a.error ?? new AppError('internal_error');
+  return a.key!;
+}
+
 /** Sends a replay, or throws the refusal for the error handler. */
 export function refuse(reply: FastifyReply, r: Refusal): FastifyReply {
   if (r.error) throw r.error;

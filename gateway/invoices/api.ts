@@ -9,7 +9,7 @@ import { INVOICE_STATUSES } from '../../machines/invoice/view.ts';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { admit, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
+import { admit, admittedKey, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { isPlainObject, jsonBody } from '../http/body.ts';
 import { sendKeyedCreate } from '../http/keyed-create.ts';
 import { sendJson } from '../http/reply.ts';
@@ -35,10 +35,7 @@ export default async function invoicesApi(app: FastifyInstance, opts: { deps: Ga
   const keyed = [ipLimit, ...secretKey(d.pepper)];
   const createSteps = [...keyed, idempotencyHeader(false), body((req) => validateInvoice(jsonBody(req))), idempotencyClaim<InvoiceInput>(CREATE_ROUTE, (b) => b)];
 
-  async function admitKey(req: FastifyRequest, reply: FastifyReply): Promise<GateKey | FastifyReply> {
-    const a = await admit(d.gate, req, reply, keyed);
-    return a.admitted ? a.key! : refuse(reply, a);
-  }
+  const admitKey = (req: FastifyRequest, reply: FastifyReply): Promise<GateKey> => admittedKey(d.gate, req, reply, keyed);
 
   app.post('/api/v1/invoices', async (req, reply) => {
     const a = await admit<InvoiceInput>(d.gate, req, reply, createSteps);
@@ -48,14 +45,12 @@ export default async function invoicesApi(app: FastifyInstance, opts: { deps: Ga
 
   app.get('/api/v1/invoices', async (req, reply) => {
     const key = await admitKey(req, reply);
-    if (!('merchant' in key)) return key;
     sendJson(reply, 200, await commands.list(key, validateInvoiceList(req.query)));
     return reply;
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/invoices/:id', async (req, reply) => {
     const key = await admitKey(req, reply);
-    if (!('merchant' in key)) return key;
     sendJson(reply, 200, await commands.get(key, req.params.id));
     return reply;
   });
@@ -67,8 +62,7 @@ export default async function invoicesApi(app: FastifyInstance, opts: { deps: Ga
   ] as const) {
     app.post<{ Params: { id: string } }>(`/api/v1/invoices/:id/${path}`, async (req, reply) => {
       const key = await admitKey(req, reply);
-      if (!('merchant' in key)) return key;
-      sendJson(reply, 200, await commands.command(key, req.params.id, cmd));
+        sendJson(reply, 200, await commands.command(key, req.params.id, cmd));
       return reply;
     });
   }

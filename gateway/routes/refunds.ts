@@ -7,7 +7,7 @@ import type { RefundContext } from '../../machines/refund/context.ts';
 import { refundResource, type RefundStatus } from '../../machines/refund/view.ts';
 import type { GateKey } from '../../runtime/merchant/gate.ts';
 import type { GatewayDeps } from '../deps.ts';
-import { admit, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
+import { admit, admittedKey, body, idempotencyClaim, idempotencyHeader, ipLimit, refuse, secretKey } from '../http/admission.ts';
 import { isPlainObject, jsonBody } from '../http/body.ts';
 import { sendKeyedCreate } from '../http/keyed-create.ts';
 import { sendJson } from '../http/reply.ts';
@@ -30,10 +30,7 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
   // refund replays its first response (spec "Errors": idempotency_key_reused), as on intents.
   const createSteps = [...keyed, idempotencyHeader(false), body((req) => validateRefund(jsonBody(req))), idempotencyClaim<RefundInput>(CREATE_ROUTE, normalised)];
 
-  async function admitKey(req: FastifyRequest, reply: FastifyReply): Promise<GateKey | FastifyReply> {
-    const a = await admit(d.gate, req, reply, keyed);
-    return a.admitted ? a.key! : refuse(reply, a);
-  }
+  const admitKey = (req: FastifyRequest, reply: FastifyReply): Promise<GateKey> => admittedKey(d.gate, req, reply, keyed);
 
   app.post('/api/v1/refunds', async (req, reply) => {
     const a = await admit<RefundInput>(d.gate, req, reply, createSteps);
@@ -43,7 +40,6 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
 
   app.get<{ Params: { id: string } }>('/api/v1/refunds/:id', async (req, reply) => {
     const key = await admitKey(req, reply);
-    if (!('merchant' in key)) return key;
     const r = await commands.own(key, req.params.id);
     sendJson(reply, 200, refundResource(r.snapshot.context as RefundContext, r.state as RefundStatus));
     return reply;
@@ -51,7 +47,6 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
 
   app.post<{ Params: { id: string } }>('/api/v1/refunds/:id/submit', async (req, reply) => {
     const key = await admitKey(req, reply);
-    if (!('merchant' in key)) return key;
     const b = jsonBody(req);
     sendJson(reply, 200, await commands.submit(key, req.params.id, isPlainObject(b) ? b.signed_transaction : undefined));
     return reply;
