@@ -12,10 +12,7 @@
  * custom plans of the prepared statements (a statement planned on every call shows here).
  */
 import { databaseTransport } from './bench-env.ts';
-import { spawn } from 'node:child_process';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildMarketApp } from '../../gateway/market/app.ts';
@@ -28,7 +25,8 @@ import { signLeg } from '../fixtures/market.ts';
 import { backendsCpu } from './proc-cpu.ts';
 import { walCounters } from './pg-wal.ts';
 import { currentLsn, walByRelation } from './pg-wal-relations.ts';
-import { fmt, type RunStats } from './stats.ts';
+import { fmt } from './stats.ts';
+import { runRequests } from './request-load.ts';
 
 const APP = `anm-purchase-bench-${process.pid}`;
 {
@@ -77,7 +75,7 @@ for (const [i, word] of WORDS.entries()) {
 // The watch over VERIFIED purchases would read every purchase of the run: not in the measurement.
 await market.start(3_600_000);
 const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
-const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/v1/purchase`;
+const origin = await app.listen({ port: 0, host: '127.0.0.1' });
 
 const buyers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
 for (const b of buyers) await market.ledger.fund(b.address, 10n ** 15n);
@@ -93,19 +91,9 @@ async function prepare(n: number, tag: string) {
   return requests;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'purchase-bench-'));
-async function load(requests: Array<{ key: string; body: string }>): Promise<RunStats & { statuses: Record<string, number> }> {
-  const file = join(dir, 'job.json');
-  writeFileSync(file, JSON.stringify({ url, requests }));
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./purchase-load.ts', import.meta.url).pathname, file, String(CONC)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  if (code !== 0) throw new Error(`load generator exited with ${code}`);
-  return JSON.parse(out.trim().split('\n').pop()!) as RunStats & { statuses: Record<string, number> };
-}
+/** The purchases from another process, each sent once (`exact`: no replay past the count). */
+const load = (requests: Array<{ key: string; body: string }>) =>
+  runRequests({ url: origin, requests: requests.map((r) => ({ method: 'POST', path: '/api/v1/purchase', body: r.body, headers: { 'idempotency-key': r.key } })), count: requests.length, connections: CONC, exact: true });
 
 process.stdout.write(`backend ${databaseTransport(process.env.DATABASE_URL)}; preparing ${WARMUP} + ${OPS} purchases…\n`);
 const warm = await prepare(WARMUP, 'w');
@@ -136,19 +124,19 @@ if (session) {
 }
 process.stdout.write(
   [
-    `purchases: ${r.ops} (${JSON.stringify(r.statuses)}), ${fmt(r.rate)}/s wall, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, ${CONC} in flight`,
-    `node CPU per purchase: ${fmt(((cpu.user + cpu.system) / 1000) / r.ops, 3)} ms (user ${fmt(cpu.user / 1000 / r.ops, 3)}, system ${fmt(cpu.system / 1000 / r.ops, 3)})`,
-    `PostgreSQL backends' CPU per purchase: ${fmt((pgS * 1000) / r.ops, 3)} ms`,
-    `statements per purchase: ${fmt(stmts / r.ops, 2)}`,
-    `WAL per purchase, whole server: ${fmt((wal1.bytes - wal0.bytes) / r.ops)} bytes, ${fmt((wal1.records - wal0.records) / r.ops, 1)} records, ${fmt(((wal1.fpi - wal0.fpi) / r.ops) * 1000)} full-page images per 1,000, ${wal1.checkpoints - wal0.checkpoints} checkpoints`,
+    `purchases: ${r.requests} (${r.non2xx} not 2xx, ${r.errors} errors), ${fmt(r.rps)}/s wall, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, ${CONC} in flight`,
+    `node CPU per purchase: ${fmt(((cpu.user + cpu.system) / 1000) / r.requests, 3)} ms (user ${fmt(cpu.user / 1000 / r.requests, 3)}, system ${fmt(cpu.system / 1000 / r.requests, 3)})`,
+    `PostgreSQL backends' CPU per purchase: ${fmt((pgS * 1000) / r.requests, 3)} ms`,
+    `statements per purchase: ${fmt(stmts / r.requests, 2)}`,
+    `WAL per purchase, whole server: ${fmt((wal1.bytes - wal0.bytes) / r.requests)} bytes, ${fmt((wal1.records - wal0.records) / r.requests, 1)} records, ${fmt(((wal1.fpi - wal0.fpi) / r.requests) * 1000)} full-page images per 1,000, ${wal1.checkpoints - wal0.checkpoints} checkpoints`,
     '',
   ].join('\n'),
 );
 const shares = await walByRelation(uncounted, backend.schema!, lsn0, lsn1);
 if (shares) {
   const total = shares.reduce((a, w) => a + w.bytes, 0);
-  process.stdout.write(`WAL per purchase, this bench's tables (pg_walinspect): ${fmt(total / r.ops)} bytes, ${fmt(shares.reduce((a, w) => a + w.records, 0) / r.ops, 1)} records\n`);
-  for (const w of shares.filter((x) => x.bytes / r.ops >= 20)) process.stdout.write(`  ${w.relation} ${w.recordType}: ${fmt(w.records / r.ops, 2)} records, ${fmt(w.bytes / r.ops)} bytes\n`);
+  process.stdout.write(`WAL per purchase, this bench's tables (pg_walinspect): ${fmt(total / r.requests)} bytes, ${fmt(shares.reduce((a, w) => a + w.records, 0) / r.requests, 1)} records\n`);
+  for (const w of shares.filter((x) => x.bytes / r.requests >= 20)) process.stdout.write(`  ${w.relation} ${w.recordType}: ${fmt(w.records / r.requests, 2)} records, ${fmt(w.bytes / r.requests)} bytes\n`);
 }
 if (process.env.BENCH_SIZES) {
   const { rows } = await uncounted.query<Record<string, unknown>>(`SELECT length(i.body) AS body, pg_column_size(i.body) AS body_stored, convert_from(i.body, 'UTF8') AS text, pg_column_size(a.snapshot) AS snap_stored, length(a.snapshot::text) AS snap_text, a.snapshot::text AS snap,
@@ -170,5 +158,4 @@ if (process.env.BENCH_PLANS) {
 }
 market.stop();
 await app.close();
-rmSync(dir, { recursive: true, force: true });
 await backend.close();
