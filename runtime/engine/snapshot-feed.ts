@@ -32,15 +32,7 @@ export class SnapshotFeed {
 
   /** Listen to one actor; returns the unsubscribe function. */
   subscribe(actorId: string, fn: Listener): () => void {
-    let set = this.byActor.get(actorId);
-    if (!set) this.byActor.set(actorId, (set = new Set()));
-    set.add(fn);
-    this.ensureSub();
-    return () => {
-      set.delete(fn);
-      if (set.size === 0) this.byActor.delete(actorId);
-      this.maybeLinger();
-    };
+    return this.listen(this.byActor, actorId, fn);
   }
 
   /**
@@ -48,14 +40,18 @@ export class SnapshotFeed {
    * rows, including ones created after it opened); returns the unsubscribe function.
    */
   subscribeOwner(owner: { kind: string; merchant: string; mode: string }, fn: Listener): () => void {
-    const key = ownerKey(owner.kind, owner.merchant, owner.mode);
-    let set = this.byOwner.get(key);
-    if (!set) this.byOwner.set(key, (set = new Set()));
+    return this.listen(this.byOwner, ownerKey(owner.kind, owner.merchant, owner.mode), fn);
+  }
+
+  /** Adds a listener under a key of one of the keyed maps; its removal drops an emptied key. */
+  private listen(map: Map<string, Set<Listener>>, key: string, fn: Listener): () => void {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
     set.add(fn);
     this.ensureSub();
     return () => {
       set.delete(fn);
-      if (set.size === 0) this.byOwner.delete(key);
+      if (set.size === 0) map.delete(key);
       this.maybeLinger();
     };
   }
