@@ -3,6 +3,7 @@ import type { EventBase } from '../machines/kit/durable.ts';
 import type { ActorTarget, ApplyResult, CreateCompanion } from '../runtime/engine/actor-types.ts';
 import type { Treasury } from '../runtime/merchant/bootstrap.ts';
 import type { Gate, IdempotencyRecords } from '../runtime/merchant/gate.ts';
+import type { RateBuckets } from '../runtime/merchant/rate-buckets.ts';
 import type { CheckoutReads } from '../runtime/merchant/checkout-reads.ts';
 import type { IntentReads } from '../runtime/merchant/intent-reads.ts';
 import type { SnapshotFeed } from '../runtime/engine/snapshot-feed.ts';
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   };
   gate: Gate;
   idempotency: IdempotencyRecords;
+  /** Deletes rate-limit buckets that have refilled (run by `startHttp`'s sweep); absent, nothing sweeps them. */
+  rateBuckets?: RateBuckets;
   intents: IntentReads;
   checkout: CheckoutReads;
   /** The engine's snapshot feed (one bus subscription per process); without it `/c/{id}/events` is not served. */

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { GatewayDeps } from './deps.ts';
+import { gatewayBucketKinds } from '../runtime/merchant/rate-buckets.ts';
 
 export interface HttpEdge {
   app: FastifyInstance;
@@ -31,8 +32,10 @@ export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>
   let url = '';
   const app = await buildApp({ ...deps, lifecycle, baseUrl: () => listen.publicBaseUrl ?? url });
   url = await app.listen({ host: listen.host, port: listen.port });
+  const bucketKinds = gatewayBucketKinds(deps.gate.limits, deps.commerce?.payPerIpPerMinute);
   const sweep = setInterval(() => {
     void deps.idempotency.sweep().catch(() => undefined);
+    void deps.rateBuckets?.sweep(bucketKinds).catch(() => undefined);
     void deps.dashboard?.sessions.sweep().catch(() => undefined);
   }, SWEEP_MS);
   sweep.unref();

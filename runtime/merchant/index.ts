@@ -11,6 +11,7 @@ import { CheckoutReads } from './checkout-reads.ts';
 import { Gate, IdempotencyRecords, type GateLimits } from './gate.ts';
 import { IntentReads } from './intent-reads.ts';
 import { Merchants, type CreatedMerchant } from './merchants.ts';
+import { RateBuckets } from './rate-buckets.ts';
 import { RefundReads } from './refund-reads.ts';
 import { Invoices } from '../commerce/invoices.ts';
 import { loadPepper } from './secrets.ts';
@@ -18,6 +19,8 @@ import { loadPepper } from './secrets.ts';
 export interface MerchantServices {
   gate: Gate;
   idempotency: IdempotencyRecords;
+  /** The sweep of stale rate-limit buckets. */
+  rateBuckets: RateBuckets;
   intents: IntentReads;
   /** The hosted checkout's one-round-trip read (intent + merchant name and origins). */
   checkout: CheckoutReads;
@@ -61,6 +64,7 @@ export async function openMerchantServices(db: Db, config: MerchantConfig, opts:
   return {
     gate: new Gate(db, gateLimits(config)),
     idempotency: new IdempotencyRecords(db),
+    rateBuckets: new RateBuckets(db),
     intents: new IntentReads(db),
     checkout: new CheckoutReads(db),
     merchants,

@@ -1,13 +1,16 @@
 /**
  * The Pay limit holds across gateway processes (DESIGN §7 "Payment links": 10 presses a minute
  * per IP and link; ADR 0048): a second gateway on the same PostgreSQL counts the same presses,
- * so a buyer alternating between the two still gets 10, not 20.
+ * so a buyer alternating between the two still gets 10, not 20. The sweep of stale buckets
+ * (ADR 0054) deletes only buckets that have refilled, so the limit holds across it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
+import { gateLimits } from '../../runtime/merchant/index.ts';
+import { gatewayBucketKinds, RateBuckets } from '../../runtime/merchant/rate-buckets.ts';
 import { DATABASE_URL, NATS_URL, realAvailable } from '../helpers/backends.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { startLinkHarness, type LinkHarness } from './harness.ts';
@@ -58,5 +61,43 @@ describe.skipIf(!realAvailable)('Pay limit shared by two gateways on one databas
       expect(r.status).toBe(429);
       expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('the sweep deletes refilled IP and Pay buckets with their run-out leases, keeps current and key buckets, and the limit holds across it', async () => {
+    expect((await t.api('POST', '/api/v1/payment-links', t.merchant.keys.live.secret, { slug: 'swept', title: 'Swept', amount: '1' })).status).toBe(201);
+    const p = `/p/${t.merchant.handle}/swept`;
+    for (let i = 0; i < 10; i++) expect((await t.pay(p)).status).toBe(303);
+    expect((await t.pay(p)).status).toBe(429);
+    const db = t.h.services.db;
+    // Defaults: an IP bucket refills in 60 s (300 at 300/min), a Pay bucket in 60 s (10 at 10/min).
+    await db.query(
+      `INSERT INTO rate_buckets (bucket, tokens, taken, updated_at) VALUES
+         ('ip:203.0.113.1', 0, true, now() - interval '61 seconds'),
+         ('pay:plink_gone 203.0.113.1', 0, true, now() - interval '61 seconds'),
+         ('ip:203.0.113.2', 0, true, now() - interval '50 seconds'),
+         ('pay:plink_kept 203.0.113.2', 0, true, now() - interval '50 seconds'),
+         ('key:key_idle', 0, true, now() - interval '1 day')`,
+    );
+    await db.query(
+      `INSERT INTO rate_leases (bucket, lease, holder, leased, expires_at) VALUES
+         ('ip:203.0.113.1', 'run-out', 'h1', 5, now() - interval '30 seconds'),
+         ('ip:203.0.113.2', 'live', 'h1', 5, now() + interval '30 seconds')`,
+    );
+    const before = await db.query<{ bucket: string }>(`SELECT bucket FROM rate_buckets ORDER BY bucket`);
+    expect(before.rows.length).toBeGreaterThan(6);
+    const kinds = gatewayBucketKinds(gateLimits(t.h.services.config), t.h.services.config.ANMPAY_LINK_PAY_PER_MIN);
+    // Batches of two: the walk crosses several statements.
+    expect(await new RateBuckets(db, { batch: 2 }).sweep(kinds)).toBe(2);
+    const after = (await db.query<{ bucket: string }>(`SELECT bucket FROM rate_buckets ORDER BY bucket`)).rows.map((r) => r.bucket);
+    expect(after).toEqual(before.rows.map((r) => r.bucket).filter((b) => b !== 'ip:203.0.113.1' && b !== 'pay:plink_gone 203.0.113.1'));
+    expect(after).toContain('key:key_idle');
+    expect(after.some((b) => b.startsWith('pay:') && b.endsWith(' 127.0.0.1'))).toBe(true);
+    const leases = await db.query<{ lease: string }>(`SELECT lease FROM rate_leases WHERE bucket LIKE 'ip:203.0.113.%' ORDER BY lease`);
+    expect(leases.rows.map((r) => r.lease)).toEqual(['live']);
+    // The buyer's bucket was pressed a moment ago: still empty, on both gateways.
+    expect((await t.pay(p)).status).toBe(429);
+    const r = await fetch(`${second.http!.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', redirect: 'manual' });
+    await r.arrayBuffer();
+    expect(r.status).toBe(429);
   });
 });
