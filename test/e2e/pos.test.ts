@@ -4,8 +4,9 @@
  * note carrying markup, charge, see the checkout's QR code and live status, the CLI pays, the
  * till shows PAID and "New sale", today's totals count it. A USD sale is quoted from the rate
  * source. Limited products show their units left; one sold elsewhere while it sits in the cart
- * is refused with a message and greys out. Checked with axe-core; shot on a tablet (full screen), a desktop and a phone into
- * test-artifacts/pos/.
+ * is refused with a message and greys out. Today's table stays inside its panel on a tablet
+ * either way up, long notes and amounts included. Checked with axe-core; shot on a tablet
+ * (full screen), a desktop and a phone into test-artifacts/pos/.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -90,7 +91,7 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
     await tablet.close();
   });
 
-  it('desktop and phone: a USD sale is quoted from the rate source; Charge is off until an amount is keyed', { timeout: 90_000 }, async () => {
+  it('desktop and phone: a USD sale is quoted from the rate source and paid; Charge is off until an amount is keyed', { timeout: 150_000 }, async () => {
     for (const [name, ctx] of [
       ['desktop', await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })],
       ['phone', await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, bypassCSP: true })],
@@ -106,6 +107,13 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
       expect(anm).toBe('20000000000');
       expect(await axe(page)).toEqual([]);
       await page.screenshot({ path: path.join(ARTIFACTS, `${name}-01-usd-sale.png`), fullPage: true });
+      // Issue 23: POS keypad to PAID, desktop and phone.
+      const id = await page.evaluate(() => document.querySelector('anm-pos')!.shadowRoot!.querySelector('anm-checkout')!.data!.intent.id);
+      await h.cli(['wallet', 'pay', id, '--wallet', wallet]);
+      await h.cli(['devnet', 'mine', '12']);
+      await page.getByTestId('paid').waitFor({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'New sale' }).waitFor();
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-02-paid.png`), fullPage: true });
       await ctx.close();
     }
   });
@@ -184,5 +192,45 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
     await page.getByRole('button', { name: 'Start another sale' }).click();
     await grid.getByRole('button', { name: /Soap/ }).filter({ hasText: '1 left' }).waitFor();
     await tablet.close();
+  });
+
+  it('tablet portrait and landscape: today\'s table with long notes and amounts stays inside its panel, no page scrolls sideways', { timeout: 90_000 }, async () => {
+    const till = dashClient(h.svc);
+    await till.login(m.dashboard.email, m.dashboard.password);
+    for (const [n, sale] of [
+      [1, { amount: '123456789.123456789', currency: 'ANM', note: `Order ${'0123456789'.repeat(12)}` }],
+      [2, { amount: '99999.99', currency: 'USD', note: `${MARKUP} https://example.com/a/very/long/path/without/any/spaces/in/it/at/all?and=a&query=string` }],
+      [3, { amount: '7', currency: 'ANM' }],
+    ] as const) {
+      expect((await till.req('POST', '/pos/api/charge', { sale_id: `sale_today_wide_${n}`, ...sale })).status).toBe(201);
+    }
+    for (const [name, viewport] of [
+      ['portrait', { width: 768, height: 1024 }],
+      ['landscape', { width: 1024, height: 768 }],
+    ] as const) {
+      const tablet = await browser.newContext({ viewport, hasTouch: true, bypassCSP: true });
+      const page = await openTill(tablet);
+      await page.locator('anm-pos td', { hasText: '0123456789'.repeat(3) }).waitFor();
+      const overflow = await page.evaluate(() => {
+        const panel = document.querySelector('anm-pos')!.shadowRoot!.querySelector('section[aria-labelledby="today"]')!;
+        const box = panel.getBoundingClientRect();
+        const out: string[] = [];
+        const name = (el: Element) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 30)}"`;
+        for (const el of [panel, ...panel.querySelectorAll('*')]) {
+          const r = el.getBoundingClientRect();
+          // A box-less element (a <wbr>) sits at 0,0 and holds nothing.
+          if (r.width === 0 && r.height === 0) continue;
+          // Half a pixel for subpixel layout.
+          if (r.left < box.left - 0.5 || r.right > box.right + 0.5) out.push(`${name(el)} spans ${r.left}..${r.right} outside ${box.left}..${box.right}`);
+          if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth) out.push(`${name(el)} scrolls: ${el.scrollWidth} > ${el.clientWidth}`);
+        }
+        if (box.right > document.documentElement.clientWidth + 0.5) out.push(`panel ends at ${box.right}, past the viewport`);
+        if (document.documentElement.scrollWidth > document.documentElement.clientWidth) out.push(`page scrolls sideways: ${document.documentElement.scrollWidth}`);
+        return out;
+      });
+      expect(overflow).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, `tablet-06-today-${name}.png`), fullPage: true });
+      await tablet.close();
+    }
   });
 });

@@ -18,14 +18,18 @@ import { cartTotal, chargeable, createTill, roomFor, type Product, type TillStor
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '0', '<'];
 const ENDED = new Set(['EXPIRED', 'FAILED']);
 
+/** `AWAITING_PAYMENT` may break after its underscore, and nowhere else. */
+const breakable = (status: string) => status.split('_').map((part, i) => (i ? html`_<wbr />${part}` : part));
+
 export class AnmPos extends LitElement {
   static override properties = { data: { attribute: false }, status: { state: true }, day: { state: true }, products: { state: true } };
   static override styles = [
     tokens,
     css`
-      :host { display: grid; gap: 16px; padding: 16px; max-width: 1100px; margin: 0 auto; box-sizing: border-box; }
+      /* minmax(0, …): a panel never grows to its widest content, so a long note cannot widen the page. */
+      :host { display: grid; grid-template-columns: minmax(0, 1fr); gap: 16px; padding: 16px; max-width: 1100px; margin: 0 auto; box-sizing: border-box; }
       @media (min-width: 900px) { :host { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); } }
-      section { background: var(--anm-bg); border: 1px solid var(--anm-border); border-radius: var(--anm-radius); padding: 16px; }
+      section { background: var(--anm-bg); border: 1px solid var(--anm-border); border-radius: var(--anm-radius); padding: 16px; min-width: 0; }
       h1, h2 { margin: 0 0 12px; font-size: 1.25rem; }
       .display { display: block; font-size: 2.5rem; font-variant-numeric: tabular-nums; text-align: right; padding: 8px 12px; background: var(--anm-surface); border-radius: 8px; min-height: 3rem; word-break: break-all; }
       .keys { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8px; margin: 12px 0; }
@@ -40,8 +44,14 @@ export class AnmPos extends LitElement {
       .paid { background: var(--anm-success-bg); color: var(--anm-success); border-radius: var(--anm-radius); padding: 24px; text-align: center; font-size: 2rem; font-weight: 700; }
       .error { color: var(--anm-error); background: var(--anm-error-bg); padding: 8px 10px; border-radius: 8px; }
       .mode { color: var(--anm-warn); background: var(--anm-warn-bg); padding: 4px 8px; border-radius: 6px; font-size: 0.9rem; }
-      table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+      /* Notes and long amounts wrap anywhere rather than widen the table (a note may be one long word); the scroller is the last resort on a narrow screen. */
+      .table-scroll { overflow-x: auto; }
+      table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.9rem; }
       td, th { text-align: left; padding: 6px 4px; border-bottom: 1px solid var(--anm-border); }
+      th { white-space: nowrap; }
+      td.amount, td.note { overflow-wrap: anywhere; }
+      td.amount { min-width: 5em; }
+      td.note { min-width: 8em; }
       th { color: var(--anm-muted); font-weight: 600; }
       .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 8px; margin: 8px 0 12px; }
       .grid button { min-height: 64px; text-align: left; }
@@ -211,19 +221,21 @@ export class AnmPos extends LitElement {
       <h2 id="today">Today</h2>
       ${day
         ? html`<p data-testid="totals">${day.totals.paid_count} paid of ${day.totals.count} · <strong>${day.totals.paid_anm_formatted}</strong></p>
-            <table>
-              <thead><tr><th scope="col">Time</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Note</th></tr></thead>
-              <tbody>
-                ${day.data.map(
-                  (s) => html`<tr>
-                    <td>${s.created_at ? new Date(s.created_at).toLocaleTimeString() : '—'}</td>
-                    <td>${s.currency === 'ANM' ? s.anm_amount_formatted : `${s.requested_amount ?? ''} ${s.currency}`}</td>
-                    <td>${s.status}</td>
-                    <td>${s.description ?? ''}</td>
-                  </tr>`,
-                )}
-              </tbody>
-            </table>`
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Today's sales">
+              <table>
+                <thead><tr><th scope="col">Time</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Note</th></tr></thead>
+                <tbody>
+                  ${day.data.map(
+                    (s) => html`<tr>
+                      <td>${s.created_at ? new Date(s.created_at).toLocaleTimeString() : '—'}</td>
+                      <td class="amount">${s.currency === 'ANM' ? s.anm_amount_formatted : `${s.requested_amount ?? ''} ${s.currency}`}</td>
+                      <td>${breakable(s.status)}</td>
+                      <td class="note">${s.description ?? ''}</td>
+                    </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
         : html`<p>Loading…</p>`}
     </section>`;
   }
