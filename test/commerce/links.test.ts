@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentLink } from '../../gateway/commerce/openapi-paths.ts';
+import { dashClient } from '../dashboard/harness.ts';
 import { waitFor } from '../helpers/backends.ts';
 import { startLinkHarness, type Json, type LinkHarness } from './harness.ts';
 
@@ -159,6 +160,14 @@ describe('payment links', () => {
       return l.units_oversold === 1 ? l : null;
     }, 10_000, 'oversold on the link');
     expect(link).toMatchObject({ units_total: 1, units_held: 1, units_sold: 0, units_oversold: 1, oversold_holds: [holdId] });
+    // Issue 23 "Dashboard pages to manage links (units left, holds, oversold flags)": the merchant sees the flag and the hold.
+    const dash = dashClient(t.h.svc);
+    expect((await dash.login(t.merchant.dashboard.email, t.merchant.dashboard.password)).status).toBe(200);
+    expect((await dash.req('POST', '/dashboard/api/mode', { mode: 'live' })).status).toBe(200);
+    const rows = (await dash.req('GET', '/dashboard/api/links')).json.data as Json[];
+    expect(rows.find((l) => l.id === id)).toMatchObject({ units_left: 0, units_oversold: 1, oversold_holds: [holdId] });
+    const holds = (await dash.req('GET', `/dashboard/api/links/${id}/holds`)).json.data as Json[];
+    expect(holds.find((h) => h.id === holdId)).toMatchObject({ status: 'OVERSOLD' });
   }, 90_000);
 
   it('a test link answers the public with a 403 page: only its merchant may pay it', async () => {
