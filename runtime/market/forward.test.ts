@@ -15,6 +15,8 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     calls++;
     res.setHeader('content-type', 'text/plain');
+    // Headers and a first chunk, then nothing: only the whole-exchange timeout ends the call.
+    if (req.url === '/stall') return void res.write('partial');
     res.end(req.url === '/big' ? 'x'.repeat(5000) : 'small');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -31,6 +33,15 @@ describe('forward', () => {
     expect(ok.ok && ok.body.toString()).toBe('small');
     const big = await forward(get('/big'), { allowPrivate: true, maxBodyBytes: 1000 });
     expect(big.ok ? null : [big.sent, big.reason]).toEqual([true, "the seller's answer exceeds 1000 bytes"]);
+  });
+
+  it('ends a call whose answer stalls after its first bytes at the timeout, and keeps serving calls ("Timeout 30 s")', async () => {
+    const started = Date.now();
+    const stalled = await forward(get('/stall'), { allowPrivate: true, timeoutMs: 300 });
+    expect(stalled).toEqual({ ok: false, sent: true, reason: 'no answer within 300 ms' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    const ok = await forward(get('/small'), { allowPrivate: true, timeoutMs: 300 });
+    expect(ok.ok && ok.body.toString()).toBe('small');
   });
 
   it('refuses loopback by literal and by name without the development switch, before connecting ("SSRF rules as for webhooks")', async () => {

@@ -64,12 +64,28 @@ export async function checkTarget(raw: string, opts: ForwardOptions): Promise<st
   }
 }
 
+/** Parsed seller URLs by their text: a listing's endpoint never changes, and most calls go to a few. */
+const parsed = new Map<string, URL>();
+const PARSED_KEPT = 1_000;
+
+function parseTarget(raw: string): URL {
+  let url = parsed.get(raw);
+  if (url) return url;
+  url = parseWebhookUrl(raw);
+  if (parsed.size >= PARSED_KEPT) parsed.clear();
+  parsed.set(raw, url);
+  return url;
+}
+
+/** One guarded lookup per SSRF switch rather than a closure per call. */
+const lookups = { strict: guardedLookup(false), allowPrivate: guardedLookup(true) };
+
 export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<ForwardResult> {
   const timeoutMs = opts.timeoutMs ?? SELLER_TIMEOUT_MS;
   const cap = opts.maxBodyBytes ?? MAX_SELLER_BODY_BYTES;
   let url: URL;
   try {
-    url = parseWebhookUrl(req.url);
+    url = parseTarget(req.url);
   } catch (e) {
     return Promise.resolve({ ok: false, sent: false, reason: (e as Error).message });
   }
@@ -77,20 +93,21 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
   const allowPrivate = privateAllowed(url, opts);
   const why = !allowPrivate && isIP(host) ? blockedReason(host) : null;
   if (why) return Promise.resolve({ ok: false, sent: false, reason: `seller endpoint refused: ${why}` });
-  const mod = url.protocol === 'https:' ? https : http;
+  const tls = url.protocol === 'https:';
   // The allowed demo origin goes in the permissive pair too: pools are per host:port, so its
   // kept connections serve only calls to that same origin.
   const pair = allowPrivate ? agents.allowPrivate : agents.strict;
-  const agent = url.protocol === 'https:' ? pair.https : pair.http;
   return new Promise<ForwardResult>((resolve) => {
     let done = false;
     const finish = (r: ForwardResult): void => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       resolve(r);
     };
-    const headers = { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) };
-    const request = mod.request(url, { method: req.method, agent, lookup: guardedLookup(allowPrivate), signal: AbortSignal.timeout(timeoutMs), headers }, (res) => {
+    const headers = req.body ? { ...req.headers, 'content-length': String(req.body.length) } : req.headers;
+    const options = { protocol: url.protocol, hostname: host, port: url.port, path: url.pathname + url.search, method: req.method, agent: tls ? pair.https : pair.http, lookup: allowPrivate ? lookups.allowPrivate : lookups.strict, headers };
+    const request = (tls ? https : http).request(options, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -109,11 +126,17 @@ export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<Forw
           ok: true,
           status: res.statusCode ?? 502,
           headers: { 'content-type': one(h['content-type']), ...(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? { location: one(h.location) } : {}), 'payment-response': one(h['payment-response']), 'x-payment-response': one(h['x-payment-response']), ...Object.fromEntries((req.answerHeaders ?? []).map((n) => [n, one(h[n])])) },
-          body: Buffer.concat(chunks),
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
         });
       });
       res.on('error', (err) => finish({ ok: false, sent: true, reason: describe(err, timeoutMs) }));
     });
+    // The whole exchange, connect to the answer's last byte, within the timeout. A plain timer
+    // costs less per call than an AbortSignal and its listeners on the request and socket.
+    const timer = setTimeout(() => {
+      finish({ ok: false, sent: true, reason: `no answer within ${timeoutMs} ms` });
+      request.destroy();
+    }, timeoutMs).unref();
     request.on('error', (err) => finish({ ok: false, sent: (err as NodeJS.ErrnoException).code !== 'EBLOCKEDADDRESS', reason: describe(err, timeoutMs) }));
     request.end(req.body ?? undefined);
   });
@@ -124,7 +147,7 @@ function privateAllowed(target: string | URL, opts: ForwardOptions): boolean {
   if (opts.allowPrivate) return true;
   if (!opts.allowOrigin) return false;
   try {
-    return opts.allowOrigin(new URL(target).origin);
+    return opts.allowOrigin(typeof target === 'string' ? new URL(target).origin : target.origin);
   } catch {
     return false;
   }
