@@ -27,6 +27,7 @@ import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
+import { legStatesAhead, verifyUsdcLeg } from './usdc-purchase.ts';
 
 export type { ExecuteResult } from './execution-answer.ts';
 
@@ -81,6 +82,8 @@ export class Executions {
    */
   async execute(input: ExecuteInput, deliver?: Deliver): Promise<ExecuteResult> {
     const { purchases } = this.deps;
+    // The ledger's states for a USDC fee leg are read while the purchase is looked up.
+    const feeStates = legStatesAhead(this.deps.usdc, input.fee);
     // Decided from the row this process last saw when it has one: the EXECUTING write checks
     // its version, and a purchase moved on meanwhile is refused there.
     const p = await purchases.recent(input.intentId);
@@ -91,7 +94,11 @@ export class Executions {
     const anm = p.ctx.asset === 'ANM';
     if (anm && !this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
     const header = sellerHeader(input.sellerPayment);
-    const { fee, seller } = anm ? await this.verifyAnm(p.ctx, header.name, input) : { fee: await purchases.verifyLeg(p.ctx, 'fee', input.fee), seller: null };
+    // The target's SSRF check (a DNS look-up for a name) runs while the legs are verified; its
+    // refusal still comes after theirs.
+    const target = this.targetOf(p.ctx.resource_id);
+    target.catch(() => undefined);
+    const { fee, seller } = anm ? await this.verifyAnm(p.ctx, header.name, input) : { fee: await verifyUsdcLeg(this.deps.usdc, p.ctx, 'fee', input.fee, feeStates), seller: null };
     if (header.nonce === fee.nonce) throw new MarketRefusal('invalid_payment', 'seller_payment carries the fee leg itself.', 'invalid_payload');
     const timeoutMs = this.deps.forward.timeoutMs ?? SELLER_TIMEOUT_MS;
     const deadline = this.now() + timeoutMs + RECORD_GRACE_MS;
@@ -99,17 +106,14 @@ export class Executions {
     if (fee.valid_before < deadline) {
       throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before');
     }
-    const listing = await this.endpointOf(p.ctx.resource_id);
-    if (!listing) throw new MarketRefusal('not_found', 'The quoted listing no longer exists.');
-    const refused = await checkTarget(listing.endpoint, this.deps.forward);
-    if (refused) throw new MarketRefusal('seller_unreachable', refused);
+    const listing = await target;
 
     // Recorded with both transfers bound to this intent and, on ANM, their nonces held (ADR 0043):
     // the fee transfer waits for the seller's, and the forwarded seller transfer backs one execution only.
     // One event id per intent: a second execution is a duplicate, whatever its fee leg.
     const execute = { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline, ...(seller?.tx_hash && { seller_tx: seller.tx_hash }) } satisfies PurchaseEvent;
     const started = await purchases.recordLegs(p.ctx, execute, { seller, fee });
-    const target = { kind: PURCHASE_KIND, id: input.intentId };
+    const actor = { kind: PURCHASE_KIND, id: input.intentId };
     if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
       if (started.status === 'QUOTED' || started.status === 'EXPIRED') throw new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.');
       throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
@@ -130,7 +134,7 @@ export class Executions {
         this.deps.forward,
       );
       if (!res.ok) {
-        await this.deps.host.apply(target, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
+        await this.deps.host.apply(actor, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
         throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
       }
       const answer = { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent;
@@ -138,7 +142,7 @@ export class Executions {
       // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
       const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
       deliver?.(result);
-      const answered = await this.deps.host.apply(target, answer);
+      const answered = await this.deps.host.apply(actor, answer);
       // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
       // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
       if (answered.status === 'EXECUTING' && res.status < 400 && !anm) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' });
@@ -152,6 +156,15 @@ export class Executions {
   private readonly running = new Set<string>();
 
   private readonly endpoints = new Map<string, { endpoint: string; method: string }>();
+
+  /** The listing's endpoint and method, refused when it is gone or its target is not allowed. */
+  private async targetOf(resourceId: string): Promise<{ endpoint: string; method: string }> {
+    const listing = await this.endpointOf(resourceId);
+    if (!listing) throw new MarketRefusal('not_found', 'The quoted listing no longer exists.');
+    const refused = await checkTarget(listing.endpoint, this.deps.forward);
+    if (refused) throw new MarketRefusal('seller_unreachable', refused);
+    return listing;
+  }
 
   private async endpointOf(resourceId: string): Promise<{ endpoint: string; method: string } | null> {
     const kept = this.endpoints.get(resourceId);

@@ -77,17 +77,43 @@ export function ledgerReadAhead(lane: UsdcLane, legs: { seller?: unknown; fee?: 
 function namedAuthorizations(lane: UsdcLane, raw: { seller?: unknown; fee?: unknown }): Array<{ authorizer: string; nonce: string }> | null {
   const out: Array<{ authorizer: string; nonce: string }> = [];
   for (const leg of [raw.seller, raw.fee]) {
-    const payload = decodeLeg(leg, lane.token)?.payload;
-    const a = (payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization;
-    if (typeof a?.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
-    out.push({ authorizer: a.from, nonce: a.nonce });
+    const named = namedAuthorization(lane, leg);
+    if (!named) return null;
+    out.push(named);
   }
   return out;
 }
 
+function namedAuthorization(lane: UsdcLane, raw: unknown): { authorizer: string; nonce: string } | null {
+  const payload = decodeLeg(raw, lane.token)?.payload;
+  const a = (payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization;
+  if (typeof a?.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
+  return { authorizer: a.from, nonce: a.nonce };
+}
+
+/**
+ * The ledger read of the (authorizer, nonce) a raw leg names, sent now so that it overlaps
+ * what comes before the ledger check (the purchase's read, the signature's recovery). Its
+ * states are used only for a leg whose signature proves that authorizer (`checkSigned`).
+ * Undefined for a leg that names none (an ANM leg, or malformed: the checks refuse it later).
+ */
+export function legStatesAhead(lane: UsdcLane, raw: unknown): Promise<KnownStates | undefined> | undefined {
+  const named = namedAuthorization(lane, raw);
+  if (!named) return undefined;
+  // A failed read is not an answer: the ledger is asked again after the signature check.
+  return lane.readStates([named]).then(
+    (states) => new Map([[stateKey(named.authorizer, named.nonce), states[0]!]]),
+    () => undefined,
+  );
+}
+
 /** One leg against the quote, its signature and the ledger; throws the refusal to answer with. */
-export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<VerifiedLeg> {
-  const [checked] = await ledgerChecked(lane, ctx, [await signedLeg(lane, ctx, leg, raw)]);
+export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, ahead = legStatesAhead(lane, raw)): Promise<VerifiedLeg> {
+  // The recovery is synchronous and the read's statement is written to its socket on the next
+  // ticks: without this turn the check would run before the read was even sent.
+  if (ahead) await new Promise<void>((resolve) => setImmediate(resolve));
+  const signed = await signedLeg(lane, ctx, leg, raw);
+  const [checked] = await ledgerChecked(lane, ctx, [signed], await ahead);
   return checked!.leg;
 }
 

@@ -3,7 +3,8 @@
  * move: the SQL statements of `POST /api/v1/route/execute`, counted at the database port, and
  * which of them stand before the seller's answer goes back (ADR 0046). Before it: the ledger
  * read of the fee leg and the one statement that writes EXECUTING with the fee nonce's binding
- * (in a process that did not quote, a read of the purchase first): one durable commit. After
+ * (in a process that did not quote, a read of the purchase too, sent after the ledger read so
+ * that the two overlap): one durable commit. After
  * it: the answer's record, the fee's settlement and its record. A change that adds a round
  * trip, or moves one back in front of the answer, fails here.
  */
@@ -112,8 +113,9 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     // Its first execution reads the listing's endpoint, kept from then on.
     await execute(1);
     const { before, all } = await execute(1);
-    expect(before).toEqual(['SELECT state, snapshot, ve', ledgerRead, write]);
-    expect(all).toEqual(['SELECT state, snapshot, ve', ledgerRead, write, write, settle, write]);
+    // The fee leg's ledger read is sent first, so that it overlaps the purchase's read.
+    expect(before).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write]);
+    expect(all).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write, write, settle, write]);
   });
 
   it('a fee nonce bound already: to this intent by an earlier attempt, bound again and executed; to another intent, 409 and nothing written', async () => {

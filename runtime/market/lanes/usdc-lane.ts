@@ -86,16 +86,8 @@ export class UsdcLane {
     let states: AuthorizationState[];
     try {
       const auths = legs.map((l) => ({ authorizer: l.payer, nonce: l.payload.authorization.nonce }));
-      const ledger = this.ledger;
       const read = known && auths.map((a) => known.get(stateKey(a.authorizer, a.nonce)));
-      states = read?.every((x) => x !== undefined)
-        ? read
-        : ledger.authorizationStates
-        ? await ledger.authorizationStates(auths)
-        : await Promise.all(auths.map(async (a) => {
-              const [used, balance] = await Promise.all([ledger.authorizationState(a.authorizer, a.nonce), ledger.balanceOf(a.authorizer)]);
-              return { used, balance };
-            }));
+      states = read?.every((x) => x !== undefined) ? read : await this.readStates(auths);
     } catch (err) {
       // The SDK's facilitator answers a chain it cannot read with this reason.
       const down = { ok: false as const, reason: 'invalid_exact_evm_transaction_simulation_failed', message: `the ledger could not be read: ${firstLine(err)}`, unavailable: true as const };
@@ -108,6 +100,16 @@ export class UsdcLane {
       if (!used && balance < l.amount) return { ok: false, reason: 'invalid_exact_evm_insufficient_balance', message: 'the payer balance is below the amount' };
       return { ok: true, payer: l.payer, payload: l.payload, balance };
     });
+  }
+
+  /** Nonce states and balances of authorizations, in one read where the ledger can. */
+  readStates(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): Promise<AuthorizationState[]> {
+    const ledger = this.ledger;
+    if (ledger.authorizationStates) return ledger.authorizationStates(auths);
+    return Promise.all(auths.map(async (a) => {
+      const [used, balance] = await Promise.all([ledger.authorizationState(a.authorizer, a.nonce), ledger.balanceOf(a.authorizer)]);
+      return { used, balance };
+    }));
   }
 
   /** Settles a verified leg (its authorization and signature) on the ledger; `bound`: the purchase leg it backs, when known. */
