@@ -16,6 +16,7 @@ import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { Db } from '../../storage/db.ts';
+import { CompanionRefusedError } from '../engine/errors.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
 import { takeAnmExecutionFee } from './anm-execution.ts';
 import { verifyAnmLegs } from './anm-purchase.ts';
@@ -196,6 +197,7 @@ export class Executions {
     }
     const ex = p?.ctx.execution;
     if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return;
+    if (await this.settleFeeInOne(intentId, ex.fee)) return;
     // The leg is this execution's fee: its settlement is recorded without looking its binding up.
     const bound = { intent_id: intentId, leg: 'fee' as const };
     // A settle racing another process's for the same authorization is refused by the ledger
@@ -205,6 +207,28 @@ export class Executions {
     if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', ex.fee.payer, ex.fee.nonce, r.tx, bound);
     if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${ex.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
+    }
+  }
+
+  /**
+   * On a ledger in this database (the simulated one), the fee's settlement rides on the
+   * statement that records it (ADR 0052): funds move only if the purchase takes the event, and
+   * the event is written only if they moved. False when the ledger cannot, or refused the
+   * settlement (nonce used, balance short): the caller settles on its own, which says why.
+   */
+  private async settleFeeInOne(intentId: string, fee: VerifiedLeg): Promise<boolean> {
+    const { usdc, host } = this.deps;
+    const inOne = usdc.ledger.settlementCompanion?.((fee.payload as unknown as ExactEvmPayload).authorization, usdc.nowS());
+    if (!inOne) return false;
+    const settled = { type: 'leg.settled', id: `settled:fee:${fee.nonce}`, at: this.now(), leg: 'fee', tx: inOne.tx } satisfies PurchaseEvent;
+    try {
+      // Not applied (recorded already, or the purchase moved on): nothing was settled either.
+      await host.apply({ kind: PURCHASE_KIND, id: intentId }, settled, inOne.companion);
+      return true;
+    } catch (err) {
+      if (err instanceof CompanionRefusedError) return false;
+      // As a settle that failed in transit: the execution stays EXECUTING and the watch retries.
+      return true;
     }
   }
 

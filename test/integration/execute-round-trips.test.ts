@@ -4,9 +4,9 @@
  * which of them stand before the seller's answer goes back (ADR 0046). Before it: the ledger
  * read of the fee leg and the one statement that writes EXECUTING with the fee nonce's binding
  * (in a process that did not quote, a read of the purchase too, sent after the ledger read so
- * that the two overlap): one durable commit. After
- * it: the answer's record, the fee's settlement and its record. A change that adds a round
- * trip, or moves one back in front of the answer, fails here.
+ * that the two overlap): one durable commit. After it: the answer's record, then the fee's
+ * settlement with its record in one statement (ADR 0052). A change that adds a round trip, or
+ * moves one back in front of the answer, fails here.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,12 +33,14 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
   const apps: FastifyInstance[] = [];
   const buyer = privateKeyToAccount(generatePrivateKey());
   let atAnswer: string[] = [];
+  /** Run by the seller before it answers: what happens on the ledger while the call is out. */
+  let duringCall: (() => Promise<unknown>) | null = null;
 
   beforeAll(async () => {
     b = await open();
     seller = http.createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":42}'));
+      req.on('end', () => void (duringCall?.() ?? Promise.resolve()).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":42}')));
     });
     await new Promise<void>((r) => seller.listen(0, '127.0.0.1', r));
     const endpoint = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/answer`;
@@ -94,13 +96,16 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
 
   const write = 'WITH up AS (UPDATE actors ';
   const ledgerRead = 'SELECT EXISTS (SELECT 1 FR';
-  const settle = 'WITH payer AS (SELECT 1 FR';
 
-  it('in the process that made the quote: two statements before the answer (one commit), five in all', async () => {
+  it('in the process that made the quote: two statements before the answer (one commit), four in all', async () => {
     await execute(0);
-    const { before, all } = await execute(0);
+    const { before, all, intentId } = await execute(0);
     expect(before).toEqual([ledgerRead, write]);
-    expect(all).toEqual([ledgerRead, write, write, settle, write]);
+    // After the answer: its record, then the fee's settlement in the statement that records it.
+    expect(all).toEqual([ledgerRead, write, write, write]);
+    const fee = (await quoting.purchases.read(intentId))!.ctx.execution!.fee;
+    const { rows } = await b.db.query<{ tx_hash: string; recipient: string }>(`SELECT tx_hash, recipient FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [fee.payer, fee.nonce]);
+    expect(rows).toEqual([{ tx_hash: fee.tx, recipient: FEE.USDC }]);
   });
 
   it("the listing's paid-call success rides on the answer's record: one outbox row for the listing", async () => {
@@ -109,13 +114,53 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     expect(rows.map((r) => [r.msg_id, r.subject.startsWith('actor.listing.'), r.ok])).toEqual([[`executed:${intentId}`, true, true]]);
   });
 
-  it('in another process: the purchase read first, then the same', async () => {
+  it('in another process: the purchase read too, overlapping the ledger read, then the same', async () => {
     // Its first execution reads the listing's endpoint, kept from then on.
     await execute(1);
     const { before, all } = await execute(1);
     // The fee leg's ledger read is sent first, so that it overlaps the purchase's read.
     expect(before).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write]);
-    expect(all).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write, write, settle, write]);
+    expect(all).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write, write, write]);
+  });
+
+  describe('the fee the ledger no longer takes after the answer: the statement that would record it writes nothing, the settlement on its own says why', () => {
+    async function executeWith(during: (fee: { from: string; nonce: string; auth: Parameters<MarketServices['ledger']['transferWithAuthorization']>[0] }) => Promise<unknown>) {
+      const payer = privateKeyToAccount(generatePrivateKey());
+      const q = await quoting.purchases.quote({ capability: 'answer', asset: 'USDC' });
+      const l = q.payment_requirements.accepts[0]!.extra.legs;
+      await quoting.ledger.fund(payer.address, BigInt(l.fee.amount));
+      const fee = await signLeg(payer, { to: l.fee.payTo, value: l.fee.amount });
+      const auth = (fee as { payload: { authorization: Parameters<MarketServices['ledger']['transferWithAuthorization']>[0] } }).payload.authorization;
+      const header = Buffer.from(JSON.stringify(await signLeg(buyer, { to: l.seller.payTo, value: l.seller.amount }))).toString('base64');
+      const fee0 = await quoting.ledger.balanceOf(FEE.USDC);
+      duringCall = () => during({ from: payer.address.toLowerCase(), nonce: auth.nonce.toLowerCase(), auth });
+      try {
+        const res = await apps[0]!.inject({ method: 'POST', url: '/api/v1/route/execute', headers: { 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header } });
+        expect(res.statusCode, res.body).toBe(200);
+      } finally {
+        duringCall = null;
+      }
+      await waitFor(async () => ['SETTLED', 'FEE_FAILED'].includes((await quoting.purchases.read(q.intent_id))?.status ?? ''), 10_000, 'the fee step done');
+      const p = (await quoting.purchases.read(q.intent_id))!;
+      return { status: p.status, tx: p.ctx.execution?.fee.tx ?? null, feeTaken: (await quoting.ledger.balanceOf(FEE.USDC)) - fee0, intentId: q.intent_id };
+    }
+
+    it("the payer's balance spent while the seller was called: FEE_FAILED, nothing moved", async () => {
+      const r = await executeWith(({ from }) => b.db.query(`UPDATE usdc_balances SET balance = 0 WHERE address = $1`, [from]));
+      expect(r).toMatchObject({ status: 'FEE_FAILED', tx: null, feeTaken: 0n });
+    });
+
+    it('the fee authorization settled elsewhere while the seller was called: SETTLED with that transaction, the fee taken once', async () => {
+      let settledTx = '';
+      const r = await executeWith(async ({ auth }) => {
+        const s = await quoting.ledger.transferWithAuthorization(auth, Math.floor(Date.now() / 1000));
+        if (s.ok) settledTx = s.tx;
+      });
+      expect(settledTx).not.toBe('');
+      expect(r.status).toBe('SETTLED');
+      expect(r.tx).toBe(settledTx);
+      expect(r.feeTaken).toBe(BigInt((await quoting.purchases.read(r.intentId))!.ctx.fee.amount));
+    });
   });
 
   it('a fee nonce bound already: to this intent by an earlier attempt, bound again and executed; to another intent, 409 and nothing written', async () => {

@@ -7,6 +7,7 @@
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { SqlParam } from '../../../storage/db.ts';
 import type { Config } from '../../config.ts';
+import type { CreateCompanion } from '../../engine/actor-types.ts';
 import type { Authorization } from './eip3009.ts';
 
 /** The token and its EIP-712 domain: the quote's `asset` and `extra.name/version` follow it. */
@@ -68,6 +69,14 @@ export interface UsdcLedger {
    * the purchase's idempotency claim: ADR 0044), for a ledger kept in the same database.
    */
   authorizationStatesRead?(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): StatesRead;
+  /**
+   * `transferWithAuthorization` as part of the statement that records it (ADR 0052), for a
+   * ledger kept in the same database: its CTEs move the funds only when that statement's event
+   * is applied, and its guard fails the whole statement when they did not (nonce used, balance
+   * short), so the settlement and its record are written together or not at all. `tx` is the
+   * transaction the settlement will have. Null when the authorization has expired.
+   */
+  settlementCompanion?(a: Authorization, nowS: number): { companion: CreateCompanion; tx: string } | null;
   /**
    * `transferWithAuthorization` of a verified authorization. The same authorization again
    * answers with its first transaction (`replay`); another use of a used nonce, a short

@@ -8,6 +8,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Db, Queryable } from '../../../storage/db.ts';
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
+import type { CreateCompanion } from '../../engine/actor-types.ts';
 import type { Authorization } from './eip3009.ts';
 import type { AuthorizationState, SettleResult, StatesRead, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
@@ -89,7 +90,7 @@ export class UsdcSimLedger implements UsdcLedger {
   async transferWithAuthorization(a: Authorization, nowS: number): Promise<SettleResult> {
     if (BigInt(a.validBefore) <= BigInt(nowS)) return { ok: false, reason: 'invalid_exact_evm_payload_authorization_valid_before' };
     const [from, to, nonce] = [lower(a.from), lower(a.to), lower(a.nonce)];
-    const tx = `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${from}:${nonce}`)))}`;
+    const tx = txOf(from, nonce);
     const { rows } = await this.db.query<{ moved: number } & Partial<UsedAuthorization>>(SETTLE_SQL, [from, nonce, to, a.value, tx]);
     const r = rows[0]!;
     if (r.moved === 1) return { ok: true, tx, replay: false };
@@ -99,7 +100,25 @@ export class UsdcSimLedger implements UsdcLedger {
     if (!used) return { ok: false, reason: 'invalid_exact_evm_insufficient_balance' };
     return used.recipient === to && used.value === a.value ? { ok: true, tx: used.tx_hash, replay: true } : { ok: false, reason: 'invalid_exact_evm_nonce_already_used' };
   }
+
+  /** The settlement as part of the statement that records it (`UsdcLedger.settlementCompanion`, ADR 0052). */
+  settlementCompanion(a: Authorization, nowS: number): { companion: CreateCompanion; tx: string } | null {
+    if (BigInt(a.validBefore) <= BigInt(nowS)) return null;
+    const [from, to, nonce] = [lower(a.from), lower(a.to), lower(a.nonce)];
+    const tx = txOf(from, nonce);
+    return { tx, companion: { ...SETTLEMENT_COMPANION, params: () => [from, nonce, to, a.value, tx] } };
+  }
 }
+
+const txOf = (from: string, nonce: string): string => `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${from}:${nonce}`)))}`;
+
+/** The settlement inside an actor's write: funds move only when its event is applied (`pe`), and the guard fails that statement when the nonce was not claimed. */
+const SETTLEMENT_COMPANION: Omit<CreateCompanion, 'params'> = {
+  name: 'usdc_settlement',
+  arity: 5,
+  cte: (n) => settleCtes(n, 'AND EXISTS (SELECT 1 FROM pe)'),
+  guard: () => `EXISTS (SELECT 1 FROM claim)`,
+};
 
 interface UsedAuthorization {
   tx_hash: string;
@@ -115,12 +134,17 @@ interface UsedAuthorization {
  * authorization waits on the nonce's key and then claims nothing. A transfer to oneself moves
  * nothing (the credit would touch the debited row again in the same statement).
  */
-const SETTLE_SQL = `WITH payer AS (SELECT 1 FROM usdc_balances WHERE address = $1 AND balance >= $4::numeric FOR UPDATE),
+function settleCtes(n: number, gate = ''): string {
+  const [from, nonce, to, value, tx] = [n, n + 1, n + 2, n + 3, n + 4].map((i) => `$${i}`);
+  return `payer AS (SELECT 1 FROM usdc_balances WHERE address = ${from} AND balance >= ${value}::numeric ${gate} FOR UPDATE),
   claim AS (INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash)
-            SELECT $1, $2, $3, $4::numeric, $5 WHERE EXISTS (SELECT 1 FROM payer) ON CONFLICT DO NOTHING RETURNING 1),
-  debit AS (UPDATE usdc_balances SET balance = balance - $4::numeric WHERE address = $1 AND $1 <> $3 AND EXISTS (SELECT 1 FROM claim)),
-  credit AS (INSERT INTO usdc_balances (address, balance) SELECT $3, $4::numeric WHERE $1 <> $3 AND EXISTS (SELECT 1 FROM claim)
-             ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance)
+            SELECT ${from}, ${nonce}, ${to}, ${value}::numeric, ${tx} WHERE EXISTS (SELECT 1 FROM payer) ON CONFLICT DO NOTHING RETURNING 1),
+  debit AS (UPDATE usdc_balances SET balance = balance - ${value}::numeric WHERE address = ${from} AND ${from} <> ${to} AND EXISTS (SELECT 1 FROM claim)),
+  credit AS (INSERT INTO usdc_balances (address, balance) SELECT ${to}, ${value}::numeric WHERE ${from} <> ${to} AND EXISTS (SELECT 1 FROM claim)
+             ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance)`;
+}
+
+const SETTLE_SQL = `WITH ${settleCtes(1)}
   SELECT (SELECT count(*) FROM claim)::int AS moved, u.tx_hash, u.recipient, u.value::text AS value
     FROM (SELECT 1) AS one LEFT JOIN usdc_authorizations u ON u.authorizer = $1 AND u.nonce = $2`;
 
