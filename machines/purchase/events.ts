@@ -56,7 +56,8 @@ export const purchaseExecute = z.object({
   seller_tx: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });
 /** The seller's HTTP status as the marketplace received it. */
-export const executeAnswered = z.object({ type: z.literal('execute.answered'), ...base, seller_status: z.number().int().min(100).max(599) });
+/** `fee_tx`: the USDC fee's settlement, made by the statement that records this answer (ADR 0052). */
+export const executeAnswered = z.object({ type: z.literal('execute.answered'), ...base, seller_status: z.number().int().min(100).max(599), fee_tx: z.string().min(1).optional() });
 /** The seller could not be reached, timed out, or its answer was unusable. */
 export const executeFailed = z.object({ type: z.literal('execute.failed'), ...base, reason: z.string().min(1) });
 export const purchaseTimer = z.object({ type: z.literal('timer.expired'), ...base, timer: z.string().min(1), generation: z.number().int() });

@@ -131,6 +131,10 @@ const purchase = setup({
       assertEvent(event, 'execute.answered');
       return context.execution ? { execution: { ...context.execution, seller_status: event.seller_status } } : {};
     }),
+    recordAnswerFee: assign(({ context, event }) => {
+      assertEvent(event, 'execute.answered');
+      return context.execution && event.fee_tx ? { execution: { ...context.execution, fee: { ...context.execution.fee, tx: event.fee_tx } }, settled_at: event.at } : {};
+    }),
     recordExecutionFee: assign(({ context, event }) => {
       assertEvent(event, 'leg.settled');
       return context.execution ? { execution: { ...context.execution, fee: { ...context.execution.fee, tx: event.tx } }, settled_at: event.at } : {};
@@ -167,6 +171,7 @@ const purchase = setup({
     sellerAnswered: ({ context }) => rules.sellerAnswered(context),
     sellerServed: ({ context }) => rules.sellerServed(context),
     answerServes: ({ event }) => rules.answerServes(event),
+    answerTakesFee: ({ event }) => rules.answerTakesFee(event),
     executionDue: ({ event }) => rules.isTimer(event, 'execution'),
     executionSellerSettled: ({ context }) => rules.executionSellerSettled(context),
     chainBothSettled: ({ context }) => rules.chainBothSettled(context),
@@ -193,11 +198,14 @@ export const purchaseMachine = purchase.createMachine({
     EXECUTING: {
       on: {
         'execute.answered': [
-          { guard: and([not('sellerAnswered'), 'answerServes', 'chainBothSettled']), target: 'SETTLED', actions: ['recordAnswer', cancelExecution, tellExecuted, 'takeChainFee', tellListing] },
+          // USDC: a served answer recorded in the statement that settles the fee (ADR 0052). An
+          // answer naming a fee transaction is taken by no other branch: its statement moves the fee.
+          { guard: and([not('sellerAnswered'), 'answerServes', 'answerTakesFee', not('watchesChain')]), target: 'SETTLED', actions: ['recordAnswer', cancelExecution, tellExecuted, 'recordAnswerFee', tellListing] },
+          { guard: and([not('sellerAnswered'), 'answerServes', 'chainBothSettled', not('answerTakesFee')]), target: 'SETTLED', actions: ['recordAnswer', cancelExecution, tellExecuted, 'takeChainFee', tellListing] },
           // ANM: the fee waits for the seller transfer's depth, until the fee leg's validBefore.
-          { guard: and([not('sellerAnswered'), 'answerServes', 'watchesChain']), actions: ['recordAnswer', cancelExecution, tellExecuted, executionSellerDeadline] },
-          { guard: and([not('sellerAnswered'), 'answerServes']), actions: ['recordAnswer', cancelExecution, tellExecuted] },
-          { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', cancelExecution, tellExecuted] },
+          { guard: and([not('sellerAnswered'), 'answerServes', 'watchesChain', not('answerTakesFee')]), actions: ['recordAnswer', cancelExecution, tellExecuted, executionSellerDeadline] },
+          { guard: and([not('sellerAnswered'), 'answerServes', not('answerTakesFee')]), actions: ['recordAnswer', cancelExecution, tellExecuted] },
+          { guard: and([not('sellerAnswered'), not('answerTakesFee')]), target: 'SELLER_FAILED', actions: ['recordAnswer', 'noteSellerFailure', cancelExecution, tellExecuted] },
         ],
         'execute.failed': { guard: not('sellerAnswered'), target: 'SELLER_FAILED', actions: ['noteSellerFailure', cancelExecution, tellExecuted] },
         'timer.expired': [

@@ -91,6 +91,11 @@ export function answerServes(e: PurchaseEvent): boolean {
   return e.type === 'execute.answered' && e.seller_status < 400;
 }
 
+/** An answer whose statement also settles the fee (ADR 0052): taken only as a served USDC answer. */
+export function answerTakesFee(e: PurchaseEvent): boolean {
+  return e.type === 'execute.answered' && e.fee_tx !== undefined;
+}
+
 /** ANM routed execution: where the chain state says the seller transfer stands. */
 export function executionSellerSettled(ctx: PurchaseContext): boolean {
   return ctx.chain != null && legSettled(ctx.chain, 'seller');

@@ -143,10 +143,14 @@ export class Executions {
       // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
       const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
       deliver?.(result);
+      // A served USDC answer settles the fee in the statement that records it, where the ledger can.
+      const served = res.status < 400 && !anm;
+      const withFee = served ? await this.answerWithFee(actor, answer, fee) : null;
+      if (withFee) return result;
       const answered = await this.deps.host.apply(actor, answer);
       // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
       // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
-      if (answered.status === 'EXECUTING' && res.status < 400 && !anm) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' });
+      if (answered.status === 'EXECUTING' && served) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' }, withFee === false);
       return result;
     } finally {
       this.running.delete(input.intentId);
@@ -188,8 +192,34 @@ export class Executions {
     return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
   }
 
-  /** Uses the fee authorization of an execution whose seller answered below 400; `known`: the purchase as just read or written. */
-  async settleFee(intentId: string, known?: Purchase | null): Promise<void> {
+  /**
+   * A served answer recorded with the fee's settlement in its statement (ADR 0052): true when
+   * written, null when the ledger cannot carry it, false when the ledger refused it (nonce used,
+   * balance short): then nothing was written, and the answer is recorded on its own.
+   */
+  private async answerWithFee(actor: { kind: string; id: string }, answer: PurchaseEvent & { type: 'execute.answered' }, fee: VerifiedLeg): Promise<boolean | null> {
+    const inOne = this.feeSettlement(fee);
+    if (!inOne) return null;
+    try {
+      const r = await this.deps.host.apply(actor, { ...answer, fee_tx: inOne.tx }, inOne.companion);
+      return r.outcome === 'applied' ? true : null;
+    } catch (err) {
+      if (err instanceof CompanionRefusedError) return false;
+      throw err;
+    }
+  }
+
+  private feeSettlement(fee: VerifiedLeg) {
+    const { usdc } = this.deps;
+    return usdc.ledger.settlementCompanion?.((fee.payload as unknown as ExactEvmPayload).authorization, usdc.nowS()) ?? null;
+  }
+
+  /**
+   * Uses the fee authorization of an execution whose seller answered below 400; `known`: the
+   * purchase as just read or written; `refused`: the ledger refused it in the answer's statement
+   * already, so it is settled on its own at once, which says why.
+   */
+  async settleFee(intentId: string, known?: Purchase | null, refused = false): Promise<void> {
     const p = known ?? (await this.deps.purchases.read(intentId));
     if (p?.ctx.asset === 'ANM' && this.deps.anm) {
       await takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId, p);
@@ -197,7 +227,7 @@ export class Executions {
     }
     const ex = p?.ctx.execution;
     if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return;
-    if (await this.settleFeeInOne(intentId, ex.fee)) return;
+    if (!refused && (await this.settleFeeInOne(intentId, ex.fee))) return;
     // The leg is this execution's fee: its settlement is recorded without looking its binding up.
     const bound = { intent_id: intentId, leg: 'fee' as const };
     // A settle racing another process's for the same authorization is refused by the ledger
@@ -217,13 +247,12 @@ export class Executions {
    * settlement (nonce used, balance short): the caller settles on its own, which says why.
    */
   private async settleFeeInOne(intentId: string, fee: VerifiedLeg): Promise<boolean> {
-    const { usdc, host } = this.deps;
-    const inOne = usdc.ledger.settlementCompanion?.((fee.payload as unknown as ExactEvmPayload).authorization, usdc.nowS());
+    const inOne = this.feeSettlement(fee);
     if (!inOne) return false;
     const settled = { type: 'leg.settled', id: `settled:fee:${fee.nonce}`, at: this.now(), leg: 'fee', tx: inOne.tx } satisfies PurchaseEvent;
     try {
       // Not applied (recorded already, or the purchase moved on): nothing was settled either.
-      await host.apply({ kind: PURCHASE_KIND, id: intentId }, settled, inOne.companion);
+      await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, settled, inOne.companion);
       return true;
     } catch (err) {
       if (err instanceof CompanionRefusedError) return false;

@@ -4,9 +4,9 @@
  * which of them stand before the seller's answer goes back (ADR 0046). Before it: the ledger
  * read of the fee leg and the one statement that writes EXECUTING with the fee nonce's binding
  * (in a process that did not quote, a read of the purchase too, sent after the ledger read so
- * that the two overlap): one durable commit. After it: the answer's record, then the fee's
- * settlement with its record in one statement (ADR 0052). A change that adds a round trip, or
- * moves one back in front of the answer, fails here.
+ * that the two overlap): one durable commit. After it: the answer's record, with the fee's
+ * settlement in the same statement (ADR 0052). A change that adds a round trip, or moves one
+ * back in front of the answer, fails here.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -97,12 +97,12 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
   const write = 'WITH up AS (UPDATE actors ';
   const ledgerRead = 'SELECT EXISTS (SELECT 1 FR';
 
-  it('in the process that made the quote: two statements before the answer (one commit), four in all', async () => {
+  it('in the process that made the quote: two statements before the answer (one commit), three in all', async () => {
     await execute(0);
     const { before, all, intentId } = await execute(0);
     expect(before).toEqual([ledgerRead, write]);
-    // After the answer: its record, then the fee's settlement in the statement that records it.
-    expect(all).toEqual([ledgerRead, write, write, write]);
+    // After the answer: its record, with the fee's settlement in the same statement.
+    expect(all).toEqual([ledgerRead, write, write]);
     const fee = (await quoting.purchases.read(intentId))!.ctx.execution!.fee;
     const { rows } = await b.db.query<{ tx_hash: string; recipient: string }>(`SELECT tx_hash, recipient FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [fee.payer, fee.nonce]);
     expect(rows).toEqual([{ tx_hash: fee.tx, recipient: FEE.USDC }]);
@@ -120,7 +120,7 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     const { before, all } = await execute(1);
     // The fee leg's ledger read is sent first, so that it overlaps the purchase's read.
     expect(before).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write]);
-    expect(all).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write, write, write]);
+    expect(all).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write, write]);
   });
 
   describe('the fee the ledger no longer takes after the answer: the statement that would record it writes nothing, the settlement on its own says why', () => {

@@ -42,6 +42,8 @@ const eventArb = (q: ReturnType<typeof quote>) =>
       type: 'purchase.execute', at: T + dt, fee: leg(q.fee.pay_to, (BigInt(q.fee.amount) + off).toString(), 'n3'), deadline_at: T + dt + 45_000,
     })),
     fc.constantFrom(200, 201, 302, 402, 500).map((st) => ({ type: 'execute.answered', at: T + 2000, seller_status: st })),
+    // The answer recorded in the statement that settles the USDC fee (ADR 0052).
+    fc.constantFrom(200, 302, 402, 500).map((st) => ({ type: 'execute.answered', at: T + 2000, seller_status: st, fee_tx: 'tx_answer_fee' })),
     fc.constant({ type: 'execute.failed', at: T + 2000, reason: 'timeout' }),
   );
 
@@ -71,6 +73,8 @@ describe('purchase machine model (DESIGN §5)', () => {
             const r = step(purchaseDefinition, snap, e);
             if (TERMINAL.includes(status) && r.accepted) throw new Error(`terminal ${status} accepted ${e.type}`);
             if (r.accepted) applied.push(e);
+            // Its statement moves the fee: taken only where the fee is then counted as taken.
+            if (r.accepted && 'fee_tx' in e && r.status !== 'SETTLED') throw new Error(`an answer naming a fee transaction was taken into ${r.status}`);
             snap = r.snapshot;
             status = r.status;
             reached.add(status);
@@ -158,6 +162,8 @@ describe('purchase machine model on the ANM lane (DESIGN §3, §5; ADR 0016)', (
             const r = step(purchaseDefinition, snap, e);
             if (TERMINAL.includes(status) && r.accepted) throw new Error(`terminal ${status} accepted ${e.type}`);
             if (r.accepted) applied.push(e);
+            // Its statement moves the fee: taken only where the fee is then counted as taken.
+            if (r.accepted && 'fee_tx' in e && r.status !== 'SETTLED') throw new Error(`an answer naming a fee transaction was taken into ${r.status}`);
             snap = r.snapshot;
             status = r.status;
             reached.add(status);
