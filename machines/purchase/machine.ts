@@ -12,6 +12,8 @@ import { legSettled, watchLegs } from './chain-legs.ts';
  * could not settle; routed execution QUOTED → EXECUTING → SETTLED | SELLER_FAILED, where the
  * fee is settled only after the seller answered below 400. The fee is settled only after the seller leg: `leg.settled` for the fee
  * is accepted only once the seller's has been recorded. Terminal states accept nothing.
+ * On USDC a served answer may carry the fee's settlement made by the statement that records it
+ * (`fee_tx`, ADR 0052): EXECUTING → SETTLED at once; no other transition takes such an answer.
  *
  * Routed execution on the ANM lane (ADR 0038) watches the forwarded seller transfer and the fee
  * transfer on the chain: a served answer is not enough, the seller transfer must also reach the

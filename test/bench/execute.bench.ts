@@ -8,8 +8,8 @@
  * saturated (BENCH_CONCURRENCY, default 32) and one at a time (the added latency). The seller
  * answers 200 without settling, so each execution is the marketplace's own work: fee leg
  * verification, one execution recorded, the call, then, after the answer is returned (ADR
- * 0046), the answer recorded and, on USDC, the fee settled on the simulated ledger (on ANM the
- * fee waits for the seller transfer's depth). Each run waits for that work to finish too: its
+ * 0046), the answer recorded and, on USDC, the fee settled on the simulated ledger in the same
+ * statement (ADR 0052; on ANM the fee waits for the seller transfer's depth). Each run waits for that work to finish too: its
  * rate counts it, and so does the CPU per execution. The load generator and, on ANM, the
  * devnet run in this process: their CPU counts against it.
  * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time, 500).
