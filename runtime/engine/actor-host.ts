@@ -10,7 +10,8 @@ import { KeyedLanes } from './lanes.ts';
 import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
-import { COMPANION_REFUSED, writeStatement, type WriteParts } from './write-statement.ts';
+import { writeStatement, type WriteParts } from './write-statement.ts';
+import { companionRefused } from './companions.ts';
 import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER } from './host-sql.ts';
 import { feedJson, ownerOf, timerEventName } from './event-parts.ts';
 import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, Outcome, SnapshotFeedItem } from './actor-types.ts';
@@ -256,7 +257,7 @@ export class ActorHost {
     try {
       return await q.query(writeStatement(parts), params);
     } catch (err) {
-      if (companion?.guard && err instanceof Error && err.message.includes(COMPANION_REFUSED)) throw new CompanionRefusedError(target.id, companion.name);
+      if (companion && companionRefused(companion, err)) throw new CompanionRefusedError(target.id, companion.name);
       throw err;
     }
   }

@@ -59,6 +59,13 @@ export interface CreateCompanion {
    * or the event not applied (unique keys another actor may hold).
    */
   guard?(first: number): string;
+  /**
+   * Unique constraints whose violation by the companion's plain inserts refuses it as a failed
+   * guard does (the statement fails, nothing of it is written, `apply` throws
+   * `CompanionRefusedError`): a plain insert costs PostgreSQL less than `ON CONFLICT DO NOTHING`
+   * and a count, which insert speculatively.
+   */
+  unique?: readonly string[];
 }
 
 /** What travels on `actor.<kind>.<partition>` subjects. */

@@ -1,4 +1,5 @@
 import type { CreateCompanion } from './actor-types.ts';
+import { COMPANION_REFUSED } from './write-statement.ts';
 
 /** Two companions as one (`ActorHost.apply` takes one): `a`'s CTEs and parameters, then `b`'s. */
 export function joinCompanions(a: CreateCompanion, b: CreateCompanion): CreateCompanion {
@@ -9,5 +10,15 @@ export function joinCompanions(a: CreateCompanion, b: CreateCompanion): CreateCo
     cte: (n) => `${a.cte(n)},\n${b.cte(n + a.arity)}`,
     params: (created) => [...a.params(created), ...b.params(created)],
     ...((a.guard ?? b.guard) && { guard: (n: number) => guards(n).join(' AND ') }),
+    ...((a.unique ?? b.unique) && { unique: [...(a.unique ?? []), ...(b.unique ?? [])] }),
   };
+}
+
+/** Whether a write failed because the companion was refused: its guard, or one of its unique keys taken. */
+export function companionRefused(c: CreateCompanion, err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (c.guard && err.message.includes(COMPANION_REFUSED)) return true;
+  if ((err as { code?: string }).code !== '23505') return false;
+  const where = `${(err as { constraint?: string }).constraint ?? ''} ${err.message}`;
+  return (c.unique ?? []).some((name) => where.includes(name));
 }

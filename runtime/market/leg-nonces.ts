@@ -41,7 +41,8 @@ export async function bindLegs(db: Queryable, lane: MarketAsset, intentId: strin
 /**
  * The same bindings written with the purchase's `purchase.verify`: all of them, or the
  * statement fails (`CompanionRefusedError`) and nothing of it is written; the purchase then
- * binds with `bindLegs`, which tells a replay from its own earlier binding.
+ * binds with `bindLegs`, which tells a replay from its own earlier binding. A plain insert
+ * whose conflict on the key is the refusal: no speculative insertion, no count.
  */
 export function bindingCompanion(lane: MarketAsset, intentId: string, legs: readonly LegToBind[]): CreateCompanion {
   return {
@@ -49,8 +50,8 @@ export function bindingCompanion(lane: MarketAsset, intentId: string, legs: read
     arity: 5,
     cte: (n) => `nb AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg)
            SELECT $${n}, x.authorizer, x.nonce, $${n + 4}, x.leg FROM unnest($${n + 1}::text[], $${n + 2}::text[], $${n + 3}::text[]) AS x(authorizer, nonce, leg)
-            WHERE EXISTS (SELECT 1 FROM pe) ON CONFLICT DO NOTHING RETURNING 1)`,
-    guard: (n) => `(SELECT count(*) FROM nb) = cardinality($${n + 1}::text[])`,
+            WHERE EXISTS (SELECT 1 FROM pe))`,
+    unique: ['market_leg_nonces_pkey'],
     params: () => columns(lane, intentId, legs),
   };
 }

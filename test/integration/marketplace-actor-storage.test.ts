@@ -5,6 +5,7 @@
  * merchant's reads still use them; an idempotency record's body is stored without a
  * compression attempt (a purchase's first response, mostly base64, never compressed).
  * Migration 0015: the marketplace's watch reads open purchases through an index of their own.
+ * Migration 0016 (ADR 0049): a leg's nonce binding is indexed by its key alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendFactories, type Backend } from '../helpers/backends.ts';
@@ -43,6 +44,11 @@ describe.each(backendFactories)('marketplace actors and records in storage on %s
     const { rows } = await b.db.query<{ storage: string }>(`SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'idempotency_keys'::regclass AND attname = 'body'`);
     expect(rows[0]?.storage).toBe('e');
   });
+  it('migration 0016: a nonce binding costs a purchase one index entry, its key (nothing reads bindings by intent)', async () => {
+    const { rows } = await b.db.query<{ name: string }>(`SELECT c.relname AS name FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = 'market_leg_nonces'::regclass ORDER BY 1`);
+    expect(rows.map((r) => r.name)).toEqual(['market_leg_nonces_pkey']);
+  });
+
   it.runIf(name === 'postgres+nats')('migration 0015: the watch reads open purchases through their own index, not by scanning every actor', async () => {
     await b.db.tx(async (q) => {
       await q.query(`SET LOCAL enable_seqscan = off`);
