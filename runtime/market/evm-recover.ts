@@ -48,6 +48,26 @@ const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = N >> 1n;
 
+/**
+ * Addresses of recently recovered public keys. A payer signs both legs of a purchase, and an
+ * agent buys again and again, so most recoveries give a key seen moments before; its address
+ * is a keccak away, which costs several times the look-up. Bounded: emptied when full.
+ */
+const addresses = new Map<string, string>();
+const ADDRESSES_KEPT = 4_096;
+
+function addressOf(key: Uint8Array): string {
+  const xy = key.subarray(1);
+  const hex = bytesToHex(xy);
+  let address = addresses.get(hex);
+  if (address === undefined) {
+    address = `0x${bytesToHex(keccak_256(xy).subarray(12))}`;
+    if (addresses.size >= ADDRESSES_KEPT) addresses.clear();
+    addresses.set(hex, address);
+  }
+  return address;
+}
+
 /** Lower-case `0x` address of the signer, or null for a signature the token would refuse. */
 export function recoverSigner(digest: `0x${string}`, signature: string, recover: Recover = native ?? wasm): string | null {
   if (!SIGNATURE.test(signature)) return null;
@@ -59,7 +79,7 @@ export function recoverSigner(digest: `0x${string}`, signature: string, recover:
   try {
     const key = recover(hexToBytes(signature.slice(2, 130)), (v - 27) as 0 | 1, hexToBytes(digest.slice(2)));
     if (key === null) return null;
-    return `0x${bytesToHex(keccak_256(key.subarray(1)).subarray(12))}`;
+    return addressOf(key);
   } catch {
     // No curve point has x = r (or a digest of the wrong length): no signer.
     return null;
