@@ -9,7 +9,7 @@ import type { ListingRecord } from '../../machines/listing/view.ts';
 import { MARKET_FEE_BPS, MARKET_LANES, parseAtomicDecimal } from '../../machines/money/market.ts';
 import { DEFAULT_TIMEOUT_S, laneNetwork, legRequirement } from '../../runtime/market/requirements.ts';
 import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
-import type { SearchHit } from '../../runtime/market/search-index.ts';
+import type { SearchHit, SearchIndex } from '../../runtime/market/search-index.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
 import type { MarketDeps } from './deps.ts';
@@ -108,22 +108,32 @@ function searchBody(hits: readonly SearchHit[], limit: number): Buffer {
 /** Query strings kept with their answers; oldest out. */
 const QUERIES_KEPT = 1024;
 
-const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
-  // A query string answered while the listings had this generation is the same valid question
-  // with the same answer while they keep it: agents repeat theirs, and for a kept answer its
-  // check and the index's normalised key cost more than the rest of the handler. Only strings
-  // that passed the check are kept.
+/**
+ * The body for a search request: its URL (the kept key) and its parsed query string.
+ * A query string answered while the listings had this generation is the same valid question
+ * with the same answer while they keep it: agents repeat theirs, and for a kept answer its
+ * check and the index's normalised key cost more than the rest of the handler. Only strings
+ * that passed the check are kept.
+ */
+export function searchAnswers(index: SearchIndex): (url: string, query: unknown) => Buffer {
   const asked = new Map<string, { generation: number; hits: readonly SearchHit[]; limit: number }>();
-  app.get('/api/v1/search', async (req, reply) => {
-    const generation = deps.index.generation;
-    let a = asked.get(req.url);
+  return (url, query) => {
+    const generation = index.generation;
+    let a = asked.get(url);
     if (a === undefined || a.generation !== generation) {
-      const q = parseQuery(searchQuery, req.query);
-      a = { generation, limit: q.limit, hits: deps.index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 }) };
-      if (asked.size >= QUERIES_KEPT && !asked.has(req.url)) asked.delete(asked.keys().next().value!);
-      asked.set(req.url, a);
+      const q = parseQuery(searchQuery, query);
+      a = { generation, limit: q.limit, hits: index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 }) };
+      if (asked.size >= QUERIES_KEPT && !asked.has(url)) asked.delete(asked.keys().next().value!);
+      asked.set(url, a);
     }
-    void reply.code(200).type(JSON_TYPE).send(searchBody(a.hits, a.limit));
+    return searchBody(a.hits, a.limit);
+  };
+}
+
+const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
+  const answer = searchAnswers(deps.index);
+  app.get('/api/v1/search', async (req, reply) => {
+    void reply.code(200).type(JSON_TYPE).send(answer(req.url, req.query));
   });
 
   app.get('/.well-known/x402-marketplace', async (req, reply) => {

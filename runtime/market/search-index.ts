@@ -14,7 +14,8 @@ import MiniSearch, { type SearchOptions } from 'minisearch';
 import { parseAtomicDecimal, type MarketAsset } from '../../machines/money/market.ts';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { Listings } from './listings.ts';
-import { Ranker, termHits, type TermHits } from './search-rank.ts';
+import { PriceFilter, type Ceilings } from './search-prices.ts';
+import { heldEntries, Ranker, termHits, type TermHits } from './search-rank.ts';
 
 interface Doc {
   id: string;
@@ -71,8 +72,7 @@ export class SearchIndex {
   private readonly slotOf = new Map<string, number>();
   private readonly records: ListingRecord[] = [];
   private readonly texts: string[] = [];
-  /** Each listing's total per asset, as bigint: the ceiling is compared without parsing per hit. */
-  private readonly totals: Array<Array<{ asset: MarketAsset; total: bigint }>> = [];
+  private readonly prices = new PriceFilter();
   private readonly words = new Map<string, TermHits>();
   private wordHitsHeld = 0;
   private readonly answers = new Map<string, readonly SearchHit[]>();
@@ -102,7 +102,7 @@ export class SearchIndex {
       this.wordHitsHeld = 0;
     }
     this.records[slot] = r;
-    this.totals[slot] = r.accepted_assets.map((a) => ({ asset: a.asset, total: BigInt(a.total_price_atomic) }));
+    this.prices.set(slot, r.accepted_assets);
     this.answers.clear();
     this.changes++;
   }
@@ -159,18 +159,17 @@ export class SearchIndex {
   }
 
   private rank(words: string[] | null, ceilings: Ceilings | null, asset: MarketAsset | undefined, limit: number): SearchHit[] {
-    const passes = (slot: number): boolean =>
-      this.totals[slot]!.some((t) => (!asset || t.asset === asset) && (ceilings === null || (ceilings[t.asset] !== null && t.total <= ceilings[t.asset]!)));
+    const pass = this.prices.under(ceilings, asset);
     const out: SearchHit[] = [];
     if (words === null) {
-      for (let s = 0; s < this.records.length && (!limit || out.length < limit); s++) if (passes(s)) out.push({ record: this.records[s]!, score: 0 });
+      for (let s = 0; s < this.records.length && (!limit || out.length < limit); s++) if (pass.has(s)) out.push({ record: this.records[s]!, score: 0 });
       return out;
     }
     const times = new Map<string, number>();
     for (const w of words) times.set(w, (times.get(w) ?? 0) + 1);
     const matched = [...times].map(([w, n]) => ({ hits: this.hitsOf(w), times: n })).filter((m) => m.hits.slots.length > 0);
     if (!matched.length) return out;
-    for (const r of this.ranker.rank(matched, this.records.length, limit, passes)) out.push({ record: this.records[r.slot]!, score: r.score });
+    for (const r of this.ranker.rank(matched, this.records.length, limit, pass)) out.push({ record: this.records[r.slot]!, score: r.score });
     return out;
   }
 
@@ -182,13 +181,13 @@ export class SearchIndex {
       this.words.set(word, kept);
       return kept;
     }
-    const hits = termHits(this.scored(word));
+    const hits = termHits(this.scored(word), this.records.length);
     this.words.set(word, hits);
-    this.wordHitsHeld += hits.slots.length;
+    this.wordHitsHeld += heldEntries(hits);
     for (const [w, h] of this.words) {
       if (this.wordHitsHeld <= WORD_HITS_MAX || w === word) break;
       this.words.delete(w);
-      this.wordHitsHeld -= h.slots.length;
+      this.wordHitsHeld -= heldEntries(h);
     }
     return hits;
   }
@@ -218,7 +217,6 @@ interface MiniInternals {
   _documentIds: Map<number, unknown>;
 }
 
-type Ceilings = Record<MarketAsset, bigint | null>;
 
 /** The ceiling in each asset's atomic units (a decimal with more places than an asset has is no ceiling it can meet), or null for none. */
 function ceilingsOf(maxPrice: string | undefined): Ceilings | null {
