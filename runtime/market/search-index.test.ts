@@ -8,6 +8,7 @@ import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import type { ListingContext } from '../../machines/listing/context.ts';
 import { listingRecord, type ListingRecord } from '../../machines/listing/view.ts';
+import { parseAtomicDecimal } from '../../machines/money/market.ts';
 import { SEARCH_FIELDS, SearchIndex, wordOptions, type SearchQuery } from './search-index.ts';
 import type { Listings } from './listings.ts';
 
@@ -18,10 +19,18 @@ interface Text {
   tags?: string[];
 }
 
-function record(text: Text, sellerAtomic: number, id = 'res_01', asset: 'USDC' | 'ANM' = 'USDC'): ListingRecord {
+const USDC_LEG = { asset: 'USDC', pay_to: '0x0000000000000000000000000000000000000001' };
+const ANM_LEG = { asset: 'ANM', pay_to: 'anm1seller' };
+
+/** A listing; `both` accepts USDC at the seller price and ANM at a thousand times it in atomic units (a millionth as much). */
+function record(text: Text, sellerAtomic: number, id = 'res_01', asset: 'USDC' | 'ANM' | 'both' = 'USDC'): ListingRecord {
+  const legs =
+    asset === 'both'
+      ? [{ ...USDC_LEG, seller_price_atomic: String(sellerAtomic) }, { ...ANM_LEG, seller_price_atomic: String(sellerAtomic * 1000) }]
+      : [{ ...(asset === 'USDC' ? USDC_LEG : ANM_LEG), seller_price_atomic: String(sellerAtomic) }];
   const ctx = {
     resource_id: id, provider_id: 'prov_01', description: '', category: '', tags: [], ...text, endpoint: `https://s.example/${id}`, method: 'GET', model: 'per_call',
-    assets: [{ asset, pay_to: asset === 'USDC' ? '0x0000000000000000000000000000000000000001' : 'anm1seller', seller_price_atomic: String(sellerAtomic) }],
+    assets: legs,
     documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null, created_at: 0, scans: [], transactions: 0,
   } as unknown as ListingContext;
   return listingRecord(ctx, 'unverified');
@@ -40,14 +49,25 @@ function reference(records: ListingRecord[]) {
 const VOCAB = ['weather', 'wether', 'weathers', 'forecast', 'translate', 'translation', 'geo', 'geocode', 'ai', 'a', 'news', 'new', '7', '17', '170', 'ocr', 'storm'];
 const word = fc.constantFrom(...VOCAB);
 const phrase = fc.array(word, { minLength: 0, maxLength: 4 }).map((w) => w.join(' '));
-const listing = fc.record({ name: phrase, description: phrase, category: word, tags: fc.array(word, { maxLength: 3 }), price: fc.integer({ min: 1, max: 40_000 }), anm: fc.boolean() });
+const listing = fc.record({ name: phrase, description: phrase, category: word, tags: fc.array(word, { maxLength: 3 }), price: fc.integer({ min: 1, max: 40_000 }), asset: fc.constantFrom('USDC' as const, 'ANM' as const, 'both' as const) });
+const filters = fc.record({ maxPrice: fc.constantFrom(undefined, '0.0201', '0.01', '0.00002'), asset: fc.constantFrom(undefined, 'USDC' as const, 'ANM' as const) });
+
+/** The old rule, per hit: an accepted asset (the one asked for, if any) whose total is at or under the ceiling in that asset's units. */
+function passes(r: ListingRecord, q: SearchQuery): boolean {
+  return r.accepted_assets.some((a) => {
+    if (q.asset && a.asset !== q.asset) return false;
+    if (q.maxPrice === undefined) return true;
+    const ceiling = parseAtomicDecimal(a.asset, q.maxPrice);
+    return ceiling !== null && BigInt(a.total_price_atomic) <= ceiling;
+  });
+}
 const query = fc.array(fc.oneof(word, word.map((w) => w.toUpperCase()), fc.constantFrom('weathr', 'transl', 'zzz', 'Weather,', '1')), { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
 
 describe('SearchIndex ranking', () => {
   it("ranks as MiniSearch's OR query does (scores, order), and a page is the head of the whole ranking under the filters", () => {
     fc.assert(
-      fc.property(fc.array(listing, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), fc.constantFrom(1, 3, 0), (ls, qs, limit) => {
-        const records = ls.map((l, i) => record({ name: l.name, description: l.description, category: l.category, tags: l.tags }, l.price, `res_${i}`, l.anm ? 'ANM' : 'USDC'));
+      fc.property(fc.array(listing, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), fc.constantFrom(1, 2, 3, 5, 0), filters, (ls, qs, limit, f) => {
+        const records = ls.map((l, i) => record({ name: l.name, description: l.description, category: l.category, tags: l.tags }, l.price, `res_${i}`, l.asset));
         const idx = new SearchIndex({} as Listings);
         for (const r of records) idx.upsert(r);
         const ref = reference(records);
@@ -58,13 +78,15 @@ describe('SearchIndex ranking', () => {
           const byId = new Map(want.map((w) => [w.id, w.score]));
           for (const h of got) expect(h.score).toBeCloseTo(byId.get(h.record.resource_id)!, 9);
           for (let i = 1; i < got.length; i++) expect(got[i - 1]!.score).toBeGreaterThanOrEqual(got[i]!.score);
-          // Filters and the page: the head of the full ranking's passing hits.
-          const q: SearchQuery = { capability, maxPrice: '0.0201', asset: 'USDC' };
-          const passing = got.filter((h) => h.record.pricing.asset === 'USDC' && BigInt(h.record.pricing.total_price_atomic) <= 20_100n);
-          expect(ids(idx.search({ ...q, limit }))).toEqual(ids(limit ? passing.slice(0, limit) : passing));
+          // Filters and the page: the head of the full ranking's passing hits, scores and all, and
+          // one more than the page (what `has_more` is told from) likewise.
+          const q: SearchQuery = { capability, ...f };
+          const passing = got.filter((h) => passes(h.record, q));
+          expect(idx.search({ ...q, limit })).toEqual(limit ? passing.slice(0, limit) : passing);
+          expect(idx.search({ ...q, limit: limit + 1 })).toEqual(passing.slice(0, limit + 1));
         }
       }),
-      { numRuns: 150, examples: [[[{ name: 'weather 17', description: 'storm', category: 'geo', tags: ['ai'], price: 20_000, anm: false }, { name: 'wether', description: 'weather weather', category: 'weather', tags: [], price: 10, anm: false }], ['weather 17 weather'], 1]] },
+      { numRuns: 150, examples: [[[{ name: 'weather 17', description: 'storm', category: 'geo', tags: ['ai'], price: 20_000, asset: 'USDC' }, { name: 'wether', description: 'weather weather', category: 'weather', tags: [], price: 10, asset: 'USDC' }], ['weather 17 weather'], 1, { maxPrice: '0.0201', asset: 'USDC' }]] },
     );
   });
 
