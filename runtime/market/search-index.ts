@@ -8,7 +8,8 @@
  * Two layers of kept results (ADR 0035): each word's ranked hits, until a listing's words
  * change (a word's score depends on every listing's words); and each whole answer, until any
  * listing changes. A query never seen before but made of known words is a merge of kept
- * hits, not a MiniSearch pass over every listing a common word matches.
+ * hits, not a MiniSearch pass over every listing a common word matches; its page is read
+ * from the heads of those hits (ADR 0050), and the asset and ceiling are integer comparisons.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { parseAtomicDecimal, type MarketAsset } from '../../machines/money/market.ts';
