@@ -107,6 +107,8 @@ describe('Ranker pages', () => {
     // Two words with no listing in common, every score equal: the page is ten slots in slot order.
     const even = termHits(Array.from({ length: 500 }, (_, i) => ({ slot: 2 * i, score: 1 })), 1000);
     const odd = termHits(Array.from({ length: 400 }, (_, i) => ({ slot: 2 * i + 1, score: 1 })), 1000);
+    // Its lookup is built once in the word's life, not per question: built before counting.
+    scoreAt(even, 0);
     const read = new Set<PropertyKey>();
     const counted = { ...even, slots: new Proxy(even.slots, { get: (t, k): unknown => (read.add(k), Reflect.get(t, k) as unknown) }) };
     const page = new Ranker().rank([{ hits: counted, times: 1 }, { hits: odd, times: 1 }], 1000, 10, all);

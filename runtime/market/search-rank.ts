@@ -10,41 +10,50 @@
 export interface TermHits {
   slots: Int32Array;
   scores: Float64Array;
-  /** A word that many listings hold: its score per slot, NaN where it has none. Empty for the rest. */
-  dense: Float64Array;
-  /** A word that few listings hold: its hits in slot order, for a binary search. Empty for the rest. */
-  slotsAsc: Int32Array;
-  scoresAsc: Float64Array;
+  /** The number of slots the word's lookup covers. */
+  size: number;
+  /**
+   * The lookup, built the first time the word is the longest of a question (most new words are
+   * rare and never are). A word that many listings hold: its score per slot, NaN where it has
+   * none; else its hits in slot order, for a binary search.
+   */
+  lookup: { dense: Float64Array; slotsAsc: Int32Array; scoresAsc: Float64Array } | null;
 }
 
 /** From this share of the listings on, a word's scores by slot are a dense array: 8 bytes a listing against 12 a hit. */
 const DENSE_SHARE = 1 / 16;
+
+const dense = (h: TermHits): boolean => h.slots.length >= h.size * DENSE_SHARE;
 
 /** `capacity`: the number of slots, for the dense lookup of a common word. */
 export function termHits(pairs: Array<{ slot: number; score: number }>, capacity = 0): TermHits {
   let size = capacity;
   for (const p of pairs) size = Math.max(size, p.slot + 1);
   pairs.sort((a, b) => b.score - a.score || a.slot - b.slot);
-  const slots = Int32Array.from(pairs, (p) => p.slot);
-  const scores = Float64Array.from(pairs, (p) => p.score);
-  if (pairs.length >= size * DENSE_SHARE) {
-    const dense = new Float64Array(size).fill(NaN);
-    for (const p of pairs) dense[p.slot] = p.score;
-    return { slots, scores, dense, slotsAsc: new Int32Array(0), scoresAsc: new Float64Array(0) };
-  }
-  pairs.sort((a, b) => a.slot - b.slot);
-  return { slots, scores, dense: new Float64Array(0), slotsAsc: Int32Array.from(pairs, (p) => p.slot), scoresAsc: Float64Array.from(pairs, (p) => p.score) };
+  return { slots: Int32Array.from(pairs, (p) => p.slot), scores: Float64Array.from(pairs, (p) => p.score), size, lookup: null };
 }
 
-/** How many listing entries a word's hits hold in memory, counted as 12-byte hits. */
+/** How many listing entries a word's hits may hold in memory, counted as 12-byte hits: its lookup counted as built. */
 export function heldEntries(h: TermHits): number {
-  return h.slots.length + h.slotsAsc.length + Math.ceil((h.dense.length * 8) / 12);
+  return h.slots.length + (dense(h) ? Math.ceil((h.size * 8) / 12) : h.slots.length);
+}
+
+function lookupOf(h: TermHits): NonNullable<TermHits['lookup']> {
+  const n = h.slots.length;
+  if (dense(h)) {
+    const at = new Float64Array(h.size).fill(NaN);
+    for (let i = 0; i < n; i++) at[h.slots[i]!] = h.scores[i]!;
+    return { dense: at, slotsAsc: new Int32Array(0), scoresAsc: new Float64Array(0) };
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => h.slots[a]! - h.slots[b]!);
+  return { dense: new Float64Array(0), slotsAsc: Int32Array.from(order, (i) => h.slots[i]!), scoresAsc: Float64Array.from(order, (i) => h.scores[i]!) };
 }
 
 /** The word's score for one listing, NaN if the listing does not hold it. */
 export function scoreAt(h: TermHits, slot: number): number {
-  if (h.dense.length) return slot < h.dense.length ? h.dense[slot]! : NaN;
-  const slots = h.slotsAsc;
+  const l = (h.lookup ??= lookupOf(h));
+  if (l.dense.length) return slot < l.dense.length ? l.dense[slot]! : NaN;
+  const slots = l.slotsAsc;
   let lo = 0;
   let hi = slots.length;
   while (lo < hi) {
@@ -52,7 +61,7 @@ export function scoreAt(h: TermHits, slot: number): number {
     if (slots[mid]! < slot) lo = mid + 1;
     else hi = mid;
   }
-  return lo < slots.length && slots[lo] === slot ? h.scoresAsc[lo]! : NaN;
+  return lo < slots.length && slots[lo] === slot ? l.scoresAsc[lo]! : NaN;
 }
 
 /** Which listings may enter a page (the asset and price ceiling). */
