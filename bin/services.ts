@@ -38,12 +38,12 @@ import { OpsConsole } from '../runtime/ops/console.ts';
 import { LoginLimits } from '../runtime/sessions/login-limits.ts';
 import { SessionStore } from '../runtime/sessions/store.ts';
 import { startHttp, type HttpEdge } from '../gateway/server.ts';
-import { startMarketplace, type MarketEdge } from '../gateway/market/server.ts';
+import type { MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
-import { openConfiguredUsdcLedger } from '../runtime/market/lanes/usdc-viem.ts';
-import { configuredUsdcToken } from '../runtime/market/lanes/usdc-ledger.ts';
 import { Scanner } from '../runtime/market/scanner/scanner.ts';
 import type { DemoSeller } from './demo-seller.ts';
+import { marketWorkerIndex, type MarketWorkers } from './market-workers.ts';
+import { startMarketplaceFor, startMarketWorkersFor } from './marketplace-role.ts';
 import { checkRoles, listening, probePort } from './startup.ts';
 
 export interface Services {
@@ -55,6 +55,8 @@ export interface Services {
   http?: HttpEdge;
   /** The marketplace on HOST:MARKETPLACE_PORT (marketplace role). */
   marketplace?: MarketEdge;
+  /** The marketplace's worker processes on HOST:MARKETPLACE_PORT instead (MARKET_WORKERS above 1). */
+  marketWorkers?: MarketWorkers;
   /** Webhook intake and delivery (runtime role). */
   webhooks?: WebhookRuntime;
   /** Both devnets' JSON-RPC on DEVNET_PORT (`/test`, `/live`), when this process runs them. */
@@ -71,16 +73,19 @@ export interface Services {
 
 /** Starts this process's roles; on a failure part-way, stops what had started and rethrows. */
 export async function startServices(config: Config): Promise<Services> {
+  // A marketplace worker (ADR 0051) names itself: its lines share the primary's stdout.
+  const worker = marketWorkerIndex();
   const log = (msg: string): void => {
-    if (config.LOG_LEVEL !== 'silent') process.stdout.write(`${JSON.stringify({ level: 'info', time: Date.now(), msg })}\n`);
+    if (config.LOG_LEVEL !== 'silent') process.stdout.write(`${JSON.stringify({ level: 'info', time: Date.now(), msg: worker === undefined ? msg : `market worker ${worker}: ${msg}` })}\n`);
   };
   checkRoles(config);
   const roles = config.ANMPAY_ROLES;
   const needsChain = roles.has('gateway') || roles.has('indexer');
   const inProcessDevnet = needsChain && (!config.ANM_TEST_RPC_URL || !config.ANM_RPC_URL);
   const withDemoSeller = roles.has('marketplace') && (config.ANMPAY_DEMO_SELLER ?? (config.DATABASE_URL ? '0' : '1')) === '1';
-  // The x402 seller packages take seconds to load: started now, they load while the store opens.
-  const demoModule = withDemoSeller ? import('./demo-seller.ts') : undefined;
+  // The x402 seller packages take seconds to load: started now, they load while the store opens
+  // (in the process serving the marketplace: a primary over workers serves no demo seller itself).
+  const demoModule = withDemoSeller && (config.MARKET_WORKERS === 1 || worker !== undefined) ? import('./demo-seller.ts') : undefined;
   demoModule?.catch(() => undefined);
   // Stopped in reverse order of starting: the HTTP edge first (stop taking requests), storage last.
   const stops: Array<() => Promise<unknown>> = [];
@@ -95,8 +100,9 @@ export async function startServices(config: Config): Promise<Services> {
     }
     if (roles.has('gateway')) await probePort('PORT', config.HOST, config.PORT);
     if (inProcessDevnet) await probePort('DEVNET_PORT', config.HOST, config.DEVNET_PORT);
-    if (roles.has('marketplace')) await probePort('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT);
-    if (withDemoSeller) await probePort('DEMO_SELLER_PORT', config.HOST, config.DEMO_SELLER_PORT);
+    // A worker's ports are the primary's, which probed them (and its listens go through the primary).
+    if (roles.has('marketplace') && worker === undefined) await probePort('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT);
+    if (withDemoSeller && worker === undefined) await probePort('DEMO_SELLER_PORT', config.HOST, config.DEMO_SELLER_PORT);
     if (config.METRICS_PORT !== undefined) await probePort('METRICS_PORT', config.HOST, config.METRICS_PORT);
     const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     stops.push(() => db.close());
@@ -180,12 +186,19 @@ export async function startServices(config: Config): Promise<Services> {
       chain = indexers;
     }
     let marketplace: MarketEdge | undefined;
+    let marketWorkers: MarketWorkers | undefined;
     let demoSeller: DemoSeller | undefined;
-    if (roles.has('marketplace')) {
-      // The ANM lane needs a node for `native:1`: the configured one, or this process's devnet.
-      const anmRpcUrl = config.ANM_RPC_URL ?? (devnet ? `${devnet.url}/live` : undefined);
+    // The ANM lane needs a node for `native:1`: the configured one, or this process's devnet.
+    const anmRpcUrl = config.ANM_RPC_URL ?? (devnet ? `${devnet.url}/live` : undefined);
+    if (roles.has('marketplace') && config.MARKET_WORKERS > 1 && worker === undefined) {
+      const started = await startMarketWorkersFor(config, anmRpcUrl, log);
+      stops.push(() => started.stop());
+      marketWorkers = started;
+      log(`marketplace listening on ${started.url} (${config.MARKET_WORKERS} worker processes)`);
+    } else if (roles.has('marketplace')) {
       // Routed execution reaches the demo seller's origin alone on loopback (ADR 0037).
-      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, (origin) => origin === demoSeller?.url, scanner);
+      // Of several workers, worker 0 alone runs the seller-leg watch and the key sweep (ADR 0051).
+      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, (origin) => origin === demoSeller?.url, scanner, (worker ?? 0) === 0);
       stops.push(() => started.close());
       marketplace = started;
       log(`marketplace listening on ${started.url}`);
@@ -221,7 +234,7 @@ export async function startServices(config: Config): Promise<Services> {
               sessions: new SessionStore(db),
               loginLimits: new LoginLimits(db),
             },
-            marketplaceUrl: () => marketplace && (config.PUBLIC_BASE_URL ? undefined : marketplace.url),
+            marketplaceUrl: () => (config.PUBLIC_BASE_URL ? undefined : (marketplace ?? marketWorkers)?.url),
             dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
             logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
           },
@@ -251,6 +264,7 @@ export async function startServices(config: Config): Promise<Services> {
       engine,
       ...(http && { http }),
       ...(marketplace && { marketplace }),
+      ...(marketWorkers && { marketWorkers }),
       ...(webhooks && { webhooks }),
       ...(devnet && { devnet }),
       ...(chain && { chain }),
@@ -266,33 +280,4 @@ export async function startServices(config: Config): Promise<Services> {
     await stopAll().catch(() => undefined);
     throw err;
   }
-}
-
-/** The marketplace's wiring in one place: its runtime over this process's engine, and its app. */
-async function startMarketplaceFor(
-  config: Config,
-  db: Db,
-  engine: Engine,
-  anmRpcUrl: string | undefined,
-  allowSellerOrigin: (origin: string) => boolean,
-  scanner: Scanner | undefined,
-): Promise<MarketEdge> {
-  const usdcLedger = await openConfiguredUsdcLedger(config);
-  return listening('MARKETPLACE_PORT', config.HOST, config.MARKETPLACE_PORT, async () =>
-    startMarketplace({
-      db,
-      usdcLedger,
-      usdcToken: configuredUsdcToken(config),
-      host: engine.host,
-      listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
-      feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
-      publicBaseUrl: config.PUBLIC_BASE_URL,
-      anmRpcUrl,
-      allowPrivateTargets: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
-      allowSellerOrigin,
-      logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
-      operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
-      scanner,
-    }),
-  );
 }

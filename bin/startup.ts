@@ -56,6 +56,7 @@ const CORE: readonly Role[] = ['gateway', 'runtime', 'indexer'];
  */
 export function checkRoles(config: Config): void {
   const roles = config.ANMPAY_ROLES;
+  checkMarketWorkers(config);
   if (CORE.every((r) => roles.has(r))) return;
   const missing: string[] = [];
   if (!config.DATABASE_URL) missing.push('DATABASE_URL');
@@ -72,6 +73,20 @@ export function checkRoles(config: Config): void {
   if (missing.length) {
     throw new StartupError(
       `ANMPAY_ROLES=${[...roles].join(',')} runs part of the service beside other processes, which the embedded defaults cannot share: set ${missing.join(', ')} (docs/deploy.md)`,
+    );
+  }
+}
+
+/**
+ * Several marketplace processes share one database and bus: the embedded database (PGlite) and
+ * the in-process bus belong to one process, so MARKET_WORKERS above 1 needs the real ones.
+ */
+function checkMarketWorkers(config: Config): void {
+  if (config.MARKET_WORKERS === 1 || !config.ANMPAY_ROLES.has('marketplace')) return;
+  const missing = [...(config.DATABASE_URL ? [] : ['DATABASE_URL']), ...(config.NATS_URL ? [] : ['NATS_URL'])];
+  if (missing.length) {
+    throw new StartupError(
+      `MARKET_WORKERS=${config.MARKET_WORKERS} runs the marketplace in ${config.MARKET_WORKERS} processes, which the embedded database cannot serve (it belongs to one process): set ${missing.join(', ')}, or MARKET_WORKERS=1 (docs/deploy.md)`,
     );
   }
 }

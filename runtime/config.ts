@@ -39,6 +39,11 @@ export const configSchema = z.object({
   ANMPAY_DATA_DIR: z.string().min(1).default('.data'),
   PORT: port.default(3000),
   MARKETPLACE_PORT: port.default(3001),
+  /**
+   * Processes serving the marketplace on MARKETPLACE_PORT (node:cluster, one port): one per
+   * core lets it use every core. Above 1 it needs PostgreSQL and NATS (ADR 0051).
+   */
+  MARKET_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   DEVNET_PORT: port.default(3002),
   /** The demo seller's x402 endpoints (DESIGN §6), served beside the marketplace. */
   DEMO_SELLER_PORT: port.default(3003),

@@ -37,6 +37,8 @@ export interface MarketplaceOptions {
   allowSellerOrigin?: ((origin: string) => boolean) | undefined;
   logger?: FastifyServerOptions['logger'];
   operatorToken?: string | undefined;
+  /** False: this process runs no seller-leg watch and key sweep, another marketplace worker does (ADR 0051). */
+  watch?: boolean | undefined;
   /** The process's scanner (bin/services.ts), serving scan-now too. */
   scanner?: Scanner | undefined;
 }
@@ -56,7 +58,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     forward: { allowPrivate: o.allowPrivateTargets ?? false, allowOrigin: o.allowSellerOrigin },
     ...(o.scanner ? { scanner: o.scanner } : {}),
   });
-  await market.start();
+  await market.start(undefined, { watch: o.watch ?? true });
   // Play money only while the lane settles on the simulated ledger: its faucet serves `anmpay usdc fund`.
   const faucet = o.usdcLedger ? {} : { usdcFaucet: market.ledger };
   const app = await buildMarketApp({ ...market, ...faucet, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });

@@ -40,8 +40,11 @@ export interface MarketServices {
   /** Probes listings: the rounds of this process's runtime and an operator's scan-now. */
   scanner: Scanner;
   feeAddresses: Record<MarketAsset, string>;
-  /** Loads the index and starts the catch-up, the seller-leg watch and the sweep of old purchase keys. */
-  start(pollMs?: number): Promise<void>;
+  /**
+   * Loads the index and starts its catch-up and, unless `watch` is false, the seller-leg watch
+   * and the sweep of old purchase keys (one of several marketplace workers runs those, ADR 0051).
+   */
+  start(pollMs?: number, opts?: { watch?: boolean }): Promise<void>;
   stop(): void;
 }
 
@@ -93,9 +96,10 @@ export function openMarket(
     // The runtime's scanner when this process runs one; else one for scan-now alone.
     scanner: opts.scanner ?? new Scanner(db, host, { forward: opts.forward ?? { allowPrivate: false }, ...(opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {}) }),
     feeAddresses: opts.feeAddresses,
-    async start(pollMs = 1000) {
+    async start(pollMs = 1000, { watch: watching = true } = {}) {
       await index.refresh();
       index.start(pollMs);
+      if (!watching) return;
       const tick = (): void => {
         watch = setTimeout(() => void Promise.all([purchases.reconcile(), executions.reconcile()]).catch(() => undefined).finally(() => watch && tick()), pollMs);
         watch.unref();
