@@ -41,6 +41,8 @@ export interface MarketWorkerOptions {
   /** Settings the workers get on top of this process's environment (ANM node, operator token). */
   env: Record<string, string>;
   log(msg: string): void;
+  /** The workers' entry; default this process's (bin/start.ts). bench:market serves its own. */
+  exec?: string;
   /** A worker still running after this long on stop is killed. */
   stopTimeoutMs?: number;
 }
@@ -52,7 +54,7 @@ const MAX_PAUSE_MS = 30_000;
 /** Forks the workers and resolves once each serves; a worker that fails its start fails this (the others are stopped). */
 export async function startMarketWorkers(o: MarketWorkerOptions): Promise<MarketWorkers> {
   // The entry that started this process, in its own language (.ts under tsx, .js when built).
-  cluster.setupPrimary({ exec: path.join(import.meta.dirname, `start${path.extname(import.meta.filename)}`) });
+  cluster.setupPrimary({ exec: o.exec ?? path.join(import.meta.dirname, `start${path.extname(import.meta.filename)}`) });
   const slots: Array<Worker | undefined> = Array.from({ length: o.count });
   const pauses: number[] = Array.from({ length: o.count }, () => 0);
   let stopping = false;

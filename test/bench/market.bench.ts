@@ -1,21 +1,25 @@
 /**
- * `npm run bench:market`: the marketplace over real HTTP on PostgreSQL + NATS (PGlite when
- * PostgreSQL is unreachable). Measures in one run: a bare Fastify route, search over
+ * `npm run bench:market`: the marketplace over real HTTP on PostgreSQL + NATS. Measures in one run: a bare Fastify route, search over
  * BENCH_LISTINGS listings (default 10,000), quotes, purchases (two EIP-712 verifications and
  * a durable commit each), and the raw EIP-712 verify rate; the same quote and purchase on the
  * ANM lane (a devnet in a process of its own as its node: two ML-DSA-65 verifications and the
  * node's nonce and balance reads per purchase); prints each rate with its ratio to the bare
  * route and to the raw verify rate. Issue 20's targets: quotes >= 2,000/s p99 <= 50 ms,
  * purchases >= 1,000/s p99 <= 50 ms, search >= 5,000/s p99 <= 20 ms.
- * Env: BENCH_PACED_RATE (the paced search rows' rate, default 5,000/s), BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
+ * Env: BENCH_MARKET_WORKERS (the service's worker processes, default 2: one per core),
+ * BENCH_PACED_RATE (the paced search rows' rate, default 5,000/s), BENCH_PACED_QUOTE_RATE (the
+ * paced quote row's, default 2,000/s), BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
  * signed beforehand: default 2,000), BENCH_CONCURRENCY (32).
- * The service is this process alone, as in production (`npm run bench:market` gives it the
- * young generation `npm start` does); the load comes from another process (wrk, or a Node
- * process without it: test/bench/request-load.ts), every request of a row written out
- * beforehand. On a shared machine wall-clock rates swing with the load, so each row also gives
- * the CPU spent per request by the service, by its PostgreSQL backends (found by
- * application_name) and by the load generator, and how busy the whole machine was; the raw
- * verify rate is given per CPU second as well.
+ * The service runs as in production with MARKET_WORKERS (ADR 0051): BENCH_MARKET_WORKERS
+ * processes sharing one port (test/bench/market-serve.ts, with the young generation `npm
+ * start` gives), the bare route served by as many; this process registers the listings and
+ * prepares quotes and signed legs. The load comes from another process (wrk, or a Node process
+ * without it: test/bench/request-load.ts), every request of a row written out beforehand. On a
+ * shared machine wall-clock rates swing with the load, so each row also gives the CPU spent per
+ * request by the service (its primary and every worker, summed), by its PostgreSQL backends
+ * (found by application_name) and by the load generator, and how busy the whole machine was;
+ * GC is summed over the workers, the stall is the longest of any; the raw verify rate is given
+ * per CPU second as well.
  */
 // First: with no DATABASE_URL it points the bench at the local Unix socket.
 import { databaseTransport } from './bench-env.ts';
@@ -24,11 +28,8 @@ import path from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { runPaced, type Figures } from './paced-run.ts';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import Fastify from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { buildMarketApp } from '../../gateway/market/app.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
@@ -37,7 +38,7 @@ import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import { signLeg } from '../fixtures/market.ts';
 import { recoverTypedDataAddress, getAddress } from 'viem';
 import { TRANSFER_TYPES, USDC_DOMAIN } from '../../runtime/market/lanes/eip3009.ts';
-import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
+import { backendsCpu, busyShare, machineTicks, procCpu } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
 import { LOAD_GENERATOR, runRequests, type LoadRequest } from './request-load.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
@@ -54,7 +55,7 @@ const APP = `anm-market-bench-${process.pid}`;
   u.searchParams.set('application_name', APP);
   process.env.DATABASE_URL = u.toString();
 }
-const { openEmbedded, openReal, postgresReachable } = await import('../helpers/backends.ts');
+const { openReal, postgresReachable } = await import('../helpers/backends.ts');
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 const OPS = Number(process.env.BENCH_OPS ?? 5_000);
@@ -62,11 +63,15 @@ const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 5_000);
 const PACED_SECONDS = 5;
 const ANM_OPS = Number(process.env.BENCH_ANM_OPS ?? Math.min(OPS, 2_000));
+const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 2);
+const PACED_QUOTE_RATE = Number(process.env.BENCH_PACED_QUOTE_RATE ?? 2_000);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('bench fee'))) };
 const ANM_SELLER = generateWallet('live').address;
 const WORDS = ['weather', 'translate', 'geocode', 'sentiment', 'images', 'stocks', 'news', 'ocr', 'speech', 'search'];
 
-const backend = (await postgresReachable()) ? await openReal({ poolSize: 16 }) : await openEmbedded();
+// Several processes share the database: PGlite, one process's, cannot be it.
+if (!(await postgresReachable())) throw new Error('bench:market needs PostgreSQL (DATABASE_URL): the service runs as BENCH_MARKET_WORKERS processes');
+const backend = await openReal({ poolSize: 16 });
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
 // The ANM lane's node: a devnet in another process (mines only on request; nothing is submitted here).
 const devnet = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'devnet-serve.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -77,7 +82,7 @@ const devnetUrl = (JSON.parse(await new Promise<string>((resolve, reject) => {
 const anmRpc = new AnmRpcClient(`${devnetUrl}/live`);
 const market = openMarket(backend.db, host, { feeAddresses: FEE, anm: { rpc: anmRpc } });
 const seller = privateKeyToAccount(generatePrivateKey());
-process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL) : 'PGlite'}); registering ${LISTINGS} listings…\n`);
+process.stdout.write(`backend ${backend.name} (${databaseTransport(process.env.DATABASE_URL)}); registering ${LISTINGS} listings…\n`);
 await drive(LISTINGS, 16, async (i) => {
   const endpoint = `https://seller${i}.example/api`;
   const word = WORDS[i % WORDS.length]!;
@@ -92,50 +97,60 @@ await drive(LISTINGS, 16, async (i) => {
     documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
   });
 });
-await market.start(60_000);
-const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
-const url = await app.listen({ port: 0, host: '127.0.0.1' });
-const bare = Fastify();
-bare.get('/bare', async () => ({ ok: true }));
-const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+// This process's market prepares quotes and funds buyers; the service is the workers.
+await market.start(60_000, { watch: false });
+const serve = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', path.join(import.meta.dirname, 'market-serve.ts')], {
+  env: { ...process.env, SERVE_WORKERS: String(WORKERS), SERVE_SCHEMA: backend.schema!, SERVE_NAMESPACE: backend.namespace!, SERVE_POOL: String(Math.ceil(16 / WORKERS)), SERVE_ANM_RPC: `${devnetUrl}/live`, SERVE_FEE_USDC: FEE.USDC, SERVE_FEE_ANM: FEE.ANM },
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
+const serveLines = createInterface({ input: serve.stdout });
+const serveGone = new Promise<never>((_, reject) => serve.once('exit', (code) => reject(new Error(`market-serve exited with ${code}`))));
+serveGone.catch(() => undefined);
+const serveLine = (prefix: string): Promise<string> =>
+  Promise.race([
+    new Promise<string>((resolve) => {
+      const onLine = (l: string): void => {
+        if (!l.startsWith(prefix)) return;
+        serveLines.off('line', onLine);
+        resolve(l.slice(prefix.length));
+      };
+      serveLines.on('line', onLine);
+    }),
+    serveGone,
+  ]);
+const { url, bareUrl, pids: servicePids } = JSON.parse(await serveLine('SERVE_JSON ')) as { url: string; bareUrl: string; pids: number[] };
+process.stdout.write(`service: ${WORKERS} worker process(es) on one port (BENCH_MARKET_WORKERS) and their primary; the bare route served by as many\n`);
+const serviceCpu = (): number => servicePids.reduce((a, pid) => a + procCpu(pid), 0);
 
 interface Row {
   name: string;
   rate: number;
   p50: number;
   p99: number;
-  /** CPU ms per request: the service (this process), its PostgreSQL backends, the load generator. */
+  /** CPU ms per request: the service (its processes), its PostgreSQL backends, the load generator. */
   nodeMs: number;
   pgMs: number;
   loadMs: number;
-  /** The service's garbage collection per request, and its event loop's longest stall (GC or a long task): what p99 pays. */
+  /** The service's garbage collection per request, and its event loops' longest stall (GC or a long task): what p99 pays. */
   gcMs: number;
   stallMs: number;
   busy: number;
 }
-const backendPids = async (): Promise<number[]> =>
-  backend.name === 'postgres+nats' ? (await backend.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid) : [];
+const backendPids = async (): Promise<number[]> => (await backend.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid);
 
 /** `count` requests (`requests` round robin) from the load generator's process; any answer but 2xx stops the bench. */
 async function measure(name: string, base: string, requests: readonly LoadRequest[], count = OPS): Promise<Row> {
-  let gc = 0;
-  const gcs = new PerformanceObserver((l) => {
-    for (const e of l.getEntries()) gc += e.duration;
-  });
-  gcs.observe({ entryTypes: ['gc'] });
-  const loop = monitorEventLoopDelay({ resolution: 5 });
-  loop.enable();
-  const cpu0 = process.cpuUsage();
+  serve.stdin.write('begin\n');
+  const cpu0 = serviceCpu();
   const ticks0 = machineTicks();
   const { out: r, cpu: pg } = await backendsCpu(backendPids, runRequests({ url: base, requests, count, connections: CONC }));
-  const cpu = process.cpuUsage(cpu0);
-  loop.disable();
-  // GC entries reach observers some time after the pause: a short wait lets the last ones in.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  gcs.disconnect();
+  const cpu = serviceCpu() - cpu0;
+  const stats = serveLine('STATS_JSON ');
+  serve.stdin.write('end\n');
+  const { gcMs, stallMs } = JSON.parse(await stats) as { gcMs: number; stallMs: number };
   if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
   const n = r.requests;
-  return { name, rate: r.rps, p50: r.p50, p99: r.p99, nodeMs: (cpu.user + cpu.system) / 1000 / n, pgMs: (pg * 1000) / n, loadMs: (r.loadCpuS * 1000) / n, gcMs: gc / n, stallMs: loop.max / 1e6, busy: busyShare(ticks0, machineTicks()) };
+  return { name, rate: r.rps, p50: r.p50, p99: r.p99, nodeMs: (cpu * 1000) / n, pgMs: (pg * 1000) / n, loadMs: (r.loadCpuS * 1000) / n, gcMs: gcMs / n, stallMs, busy: busyShare(ticks0, machineTicks()) };
 }
 
 const get = (p: string): LoadRequest => ({ method: 'GET', path: p });
@@ -150,7 +165,7 @@ rows.push(await measure('search (each query new)', url, each(OPS, (i) => get(`/a
 // The same searches paced at the target's rate (issue 20: 5,000/s), open loop from another
 // process, latency counted from when each request was due: the p99 at that rate, not the
 // queue of a saturated run.
-const pacedRows: Array<{ name: string } & Figures> = [];
+const pacedRows: Array<{ name: string; rate: number } & Figures> = [];
 for (const [name, paths] of [
   ['search (10 words, repeated)', each(WORDS.length, (i) => `/api/v1/search?capability=${WORDS[i]!}&max_price=0.02&limit=10`)],
   ['search (each query new)', each(PACED_RATE * (PACED_SECONDS + 2), (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+p${i}&max_price=0.02&limit=10`)],
@@ -158,7 +173,14 @@ for (const [name, paths] of [
   const dir = mkdtempSync(path.join(tmpdir(), 'paced-'));
   writeFileSync(path.join(dir, 'cookies'), 'none\n');
   writeFileSync(path.join(dir, 'paths'), paths.join('\n'));
-  pacedRows.push({ name, ...(await runPaced(url, path.join(dir, 'cookies'), { sessions: 50, pace: PACED_RATE / 50, seconds: PACED_SECONDS, warmupS: 2, pathsFile: path.join(dir, 'paths') })) });
+  pacedRows.push({ name, rate: PACED_RATE, ...(await runPaced(url, path.join(dir, 'cookies'), { sessions: 50, pace: PACED_RATE / 50, seconds: PACED_SECONDS, warmupS: 2, pathsFile: path.join(dir, 'paths') })) });
+}
+// Quotes paced at their target (issue 20: 2,000/s, p99 <= 50 ms), each a new purchase actor.
+{
+  const dir = mkdtempSync(path.join(tmpdir(), 'paced-'));
+  writeFileSync(path.join(dir, 'cookies'), 'none\n');
+  writeFileSync(path.join(dir, 'bodies'), WORDS.map((w) => JSON.stringify({ capability: w, asset: 'USDC' })).join('\n'));
+  pacedRows.push({ name: 'quote', rate: PACED_QUOTE_RATE, ...(await runPaced(`${url}/api/v1/route/quote`, path.join(dir, 'cookies'), { sessions: 50, pace: PACED_QUOTE_RATE / 50, seconds: PACED_SECONDS, warmupS: 2, bodiesFile: path.join(dir, 'bodies') })) });
 }
 rows.push(await measure('quote', url, each(WORDS.length, (i) => post('/api/v1/route/quote', { capability: WORDS[i], asset: 'USDC' }))));
 rows.push(await measure('quote (ANM)', url, each(WORDS.length, (i) => post('/api/v1/route/quote', { capability: WORDS[i], asset: 'ANM' }))));
@@ -235,10 +257,10 @@ for (const x of rows) {
     `| ${x.name} | ${fmt(x.rate)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.rate / bareRate, 2)} | ${fmt(x.rate / verify.wall, 2)} | ${fmt(x.nodeMs, 3)} | ${fmt(x.pgMs, 3)} | ${fmt(x.loadMs, 3)} | ${fmt(x.gcMs, 3)} | ${fmt(x.stallMs, 1)} | ${fmt(x.busy * 100)} % |\n`,
   );
 }
-process.stdout.write(`\npaced, ${fmt(PACED_RATE)}/s asked by 50 clients in another process, ${PACED_SECONDS} s counted after 2 s of warm-up:\n\n| measurement | ops/s | p50 ms | p99 ms | not 2xx |\n|---|---|---|---|---|\n`);
-for (const x of pacedRows) process.stdout.write(`| ${x.name} | ${fmt(x.rps)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${x.non2xx} |\n`);
+process.stdout.write(`\npaced, asked by 50 clients in another process, ${PACED_SECONDS} s counted after 2 s of warm-up:\n\n| measurement | asked/s | ops/s | p50 ms | p99 ms | not 2xx |\n|---|---|---|---|---|---|\n`);
+for (const x of pacedRows) process.stdout.write(`| ${x.name} | ${fmt(x.rate)} | ${fmt(x.rps)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${x.non2xx} |\n`);
 market.stop();
-await app.close();
+serve.stdin.end();
+await new Promise((resolve) => serve.once('exit', resolve));
 devnet.stdin.end();
-await bare.close();
 await backend.close();

@@ -9,7 +9,9 @@
  * Env: PACED_URL, PACED_COOKIES (file, one cookie value per line), PACED_COOKIE_NAME,
  * PACED_SESSIONS, PACED_PACE (requests per session per second), PACED_SECONDS; PACED_PATHS
  * (file, one path per line, optional): the paths asked in turn across all sessions instead of
- * PACED_URL's own; PACED_WARMUP_S (default 0): seconds asked first and not counted.
+ * PACED_URL's own; PACED_BODIES (file, one JSON body per line, optional): each request a POST
+ * of the next body to PACED_URL's path instead of a GET; PACED_WARMUP_S (default 0): seconds
+ * asked first and not counted.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -22,15 +24,21 @@ const SESSIONS = Number(process.env.PACED_SESSIONS ?? 100);
 const PACE = Number(process.env.PACED_PACE ?? 2);
 const SECONDS = Number(process.env.PACED_SECONDS ?? 10);
 const paths = process.env.PACED_PATHS ? readFileSync(process.env.PACED_PATHS, 'utf8').split('\n').filter(Boolean) : [url.pathname + url.search];
+const bodies = process.env.PACED_BODIES ? readFileSync(process.env.PACED_BODIES, 'utf8').split('\n').filter(Boolean) : undefined;
 let asked = 0;
 
 function get(agent: http.Agent, cookie: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get(new URL(paths[asked++ % paths.length]!, url), { agent, headers: { cookie: `${cookieName}=${cookie}` } }, (res) => {
+    const body = bodies?.[asked % bodies.length];
+    const target = body === undefined ? new URL(paths[asked % paths.length]!, url) : url;
+    asked++;
+    const headers = { cookie: `${cookieName}=${cookie}`, ...(body !== undefined && { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) };
+    const req = http.request(target, { agent, method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
+    req.end(body);
   });
 }
 

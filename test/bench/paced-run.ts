@@ -1,13 +1,14 @@
 /**
  * Runs test/bench/paced-load.ts in its own process against one URL and reads its figures:
- * SESSIONS clients each asking every 1/PACE s, latency counted from when a request was due.
+ * SESSIONS clients each asking every 1/PACE s (a GET of each path in turn, or a POST of each
+ * body in turn), latency counted from when a request was due.
  */
 import path from 'node:path';
 import { runProcess } from '../helpers/cli.ts';
 
 export type Figures = { rps: number; p50: number; p99: number; non2xx: number };
 
-export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; warmupS?: number }): Promise<Figures> {
+export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; bodiesFile?: string; warmupS?: number }): Promise<Figures> {
   const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
     ...process.env,
     PACED_URL: url,
@@ -16,6 +17,7 @@ export async function runPaced(url: string, cookieFile: string, o: { sessions: n
     PACED_PACE: String(o.pace),
     PACED_SECONDS: String(o.seconds),
     ...(o.pathsFile && { PACED_PATHS: o.pathsFile }),
+    ...(o.bodiesFile && { PACED_BODIES: o.bodiesFile }),
     ...(o.warmupS && { PACED_WARMUP_S: String(o.warmupS) }),
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));

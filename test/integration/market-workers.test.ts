@@ -18,6 +18,8 @@ import { openReal, realAvailable, waitFor, DATABASE_URL, NATS_URL, type Backend 
 import { ServiceProcess } from '../helpers/service-process.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed response bodies
+type Legs = { seller: { payTo: string; amount: string }; fee: { payTo: string; amount: string } };
+type Quote = { intent_id: string; payment_requirements: { accepts: Array<{ extra: { legs: Legs } }> } };
 
 const FEE_USDC = '0x000000000000000000000000000000000000fee5';
 
@@ -155,17 +157,18 @@ describe.skipIf(!realAvailable)('the marketplace in two worker processes on one 
 
     const q = await c.request('POST', '/api/v1/route/quote', { capability: word, asset: 'USDC' });
     expect(q.status).toBe(201);
-    const legs = q.json.payment_requirements.accepts[0].extra.legs as { seller: { payTo: string; amount: string }; fee: { payTo: string; amount: string } };
+    const quoted = q.json as Quote;
+    const legs = quoted.payment_requirements.accepts[0]!.extra.legs;
     expect(legs.fee.payTo).toBe(FEE_USDC);
     const paid = await a.request(
       'POST',
       '/api/v1/purchase',
-      { intent_id: q.json.intent_id, payment: { legs: { seller: await signLeg(buyer, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(buyer, { to: legs.fee.payTo, value: legs.fee.amount }) } } },
+      { intent_id: quoted.intent_id, payment: { legs: { seller: await signLeg(buyer, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(buyer, { to: legs.fee.payTo, value: legs.fee.amount }) } } },
       { 'idempotency-key': `workers-${Date.now()}` },
     );
     expect(paid.status).toBe(200);
     expect(paid.json.status).toBe('VERIFIED');
-    expect((await c.request('GET', `/api/v1/purchases/${q.json.intent_id as string}`)).json.status).toBe('VERIFIED');
+    expect((await c.request('GET', `/api/v1/purchases/${quoted.intent_id}`)).json.status).toBe('VERIFIED');
   }, 60_000);
 
   it('a worker killed is restarted under its number while the port keeps serving; SIGTERM stops every worker', async () => {

@@ -1,0 +1,113 @@
+/**
+ * The marketplace as bench:market serves it: SERVE_WORKERS processes on one port, supervised
+ * by bin/market-workers.ts as MARKET_WORKERS does for `npm start` (ADR 0051), each with its
+ * own pool, actor host and search index, per-IP limits lifted; and a bare Fastify route on a
+ * port of its own served by as many processes, so the ratio to it compares like with like.
+ * Worker 0 alone runs the seller-leg watch and the key sweep, as in the service.
+ *
+ * The primary prints `SERVE_JSON {"url","bareUrl","pids"}` (itself first, then the workers)
+ * once every worker serves. On stdin, `begin` then `end` ask every worker for its garbage
+ * collection time and longest event-loop stall in between; the primary prints `STATS_JSON
+ * {"gcMs","stallMs"}` (GC summed, stall the longest of any worker). Stdin closed: it stops.
+ * Env: SERVE_WORKERS, DATABASE_URL, SERVE_SCHEMA, SERVE_NAMESPACE, SERVE_POOL (per worker),
+ * SERVE_ANM_RPC, SERVE_FEE_USDC, SERVE_FEE_ANM.
+ */
+import cluster from 'node:cluster';
+import { createServer } from 'node:net';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import Fastify from 'fastify';
+import { marketWorkerIndex, reportWorkerReady, startMarketWorkers } from '../../bin/market-workers.ts';
+import { buildMarketApp } from '../../gateway/market/app.ts';
+import { NatsBus } from '../../runtime/bus/nats-bus.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import { ActorHost } from '../../runtime/engine/actor-host.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
+import { openMarket } from '../../runtime/market/index.ts';
+import { openDb } from '../../storage/open.ts';
+
+type Stats = { type: 'bench:stats'; gcMs: number; stallMs: number };
+const env = (name: string): string => {
+  const v = process.env[name];
+  if (!v) throw new Error(`market-serve: ${name} is not set`);
+  return v;
+};
+
+if (cluster.isPrimary) await primary();
+else await worker();
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+async function primary(): Promise<void> {
+  const ports = { market: await freePort(), bare: await freePort() };
+  const workers = await startMarketWorkers({
+    count: Number(env('SERVE_WORKERS')),
+    env: { SERVE_MARKET_PORT: String(ports.market), SERVE_BARE_PORT: String(ports.bare) },
+    exec: import.meta.filename,
+    log: (msg) => process.stderr.write(`${msg}\n`),
+  });
+  let pending: Stats[] = [];
+  cluster.on('message', (_w, m: Stats | { type?: string }) => {
+    if (m.type !== 'bench:stats') return;
+    pending.push(m as Stats);
+    if (pending.length < workers.pids().length) return;
+    process.stdout.write(`STATS_JSON ${JSON.stringify({ gcMs: pending.reduce((a, s) => a + s.gcMs, 0), stallMs: Math.max(...pending.map((s) => s.stallMs)) })}\n`);
+    pending = [];
+  });
+  const tell = (type: string): void => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.send({ type });
+  };
+  process.stdout.write(`SERVE_JSON ${JSON.stringify({ url: workers.url, bareUrl: `http://127.0.0.1:${ports.bare}`, pids: [process.pid, ...workers.pids()] })}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (l) => tell(`bench:${l.trim()}`));
+  lines.on('close', () => void workers.stop().then(() => process.exit(0)));
+}
+
+async function worker(): Promise<void> {
+  const db = await openDb({ databaseUrl: env('DATABASE_URL'), schema: env('SERVE_SCHEMA'), poolSize: Number(env('SERVE_POOL')) });
+  const bus = await NatsBus.connect({ url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', namespace: env('SERVE_NAMESPACE') });
+  const host = new ActorHost({ db, bus, registry: machineRegistry() });
+  const market = openMarket(db, host, { feeAddresses: { USDC: env('SERVE_FEE_USDC'), ANM: env('SERVE_FEE_ANM') }, anm: { rpc: new AnmRpcClient(env('SERVE_ANM_RPC')) } });
+  await market.start(60_000, { watch: marketWorkerIndex() === 0 });
+  const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
+  const url = await app.listen({ port: Number(env('SERVE_MARKET_PORT')), host: '127.0.0.1' });
+  const bare = Fastify();
+  bare.get('/bare', async () => ({ ok: true }));
+  await bare.listen({ port: Number(env('SERVE_BARE_PORT')), host: '127.0.0.1' });
+
+  let gc = 0;
+  const gcs = new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) gc += e.duration;
+  });
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  process.on('message', (m: { type?: string }) => {
+    if (m.type === 'bench:begin') {
+      gc = 0;
+      loop.reset();
+      gcs.observe({ entryTypes: ['gc'] });
+      loop.enable();
+    } else if (m.type === 'bench:end') {
+      loop.disable();
+      // GC entries reach observers some time after the pause: a short wait lets the last ones in.
+      setTimeout(() => {
+        gcs.disconnect();
+        process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6 } satisfies Stats);
+      }, 50);
+    }
+  });
+  const stop = (): void => {
+    market.stop();
+    void Promise.all([app.close(), bare.close()])
+      .then(() => Promise.all([bus.close(), db.close()]))
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('disconnect', stop);
+  reportWorkerReady(url);
+}
