@@ -101,7 +101,10 @@ async function worker(): Promise<void> {
       }, 50);
     }
   });
+  let stopping = false;
   const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
     market.stop();
     void Promise.all([app.close(), bare.close()])
       .then(() => Promise.all([bus.close(), db.close()]))
