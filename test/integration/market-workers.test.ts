@@ -83,7 +83,7 @@ describe('MARKET_WORKERS is validated and needs the real database', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe.skipIf(!realAvailable)('the marketplace in two worker processes on one port', () => {
@@ -195,5 +195,5 @@ describe.skipIf(!realAvailable)('the marketplace in two worker processes on one 
     const workers = [restarted, before.get(1)!];
     expect(await service.stop()).toBe(0);
     for (const pid of workers) expect(alive(pid)).toBe(false);
-  }, 90_000);
+  }, 150_000);
 });

@@ -12,7 +12,7 @@ import { FEE_ADDRESSES } from './harness.ts';
 let b: Backend;
 beforeAll(async () => {
   b = await openEmbedded();
-});
+}, 180_000);
 afterAll(async () => {
   await b?.close();
 });
