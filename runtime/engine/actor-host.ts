@@ -6,15 +6,17 @@ import { actorSubject } from '../bus/subjects.ts';
 import { recordActorEvent } from '../ops/metrics.ts';
 import { consumeActorEvents, type ConsumeOptions } from './bus-consumer.ts';
 import { CompanionRefusedError, MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
-import { KeyedLanes } from './lanes.ts';
+import { Mailboxes, settle } from './mailbox.ts';
 import type { MachineRegistry } from './registry.ts';
 import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
+import { gatherable, stepTogether, type Posted, type StepPorts } from './step-together.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
 import { companionRefused } from './companions.ts';
 import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER } from './host-sql.ts';
-import { feedJson, ownerOf, timerEventName } from './event-parts.ts';
-import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, Outcome, SnapshotFeedItem } from './actor-types.ts';
+import { feedJson, ownerOf, resultOf, timerEventName } from './event-parts.ts';
+import { createInOneStatement } from './create-statement.ts';
+import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, SnapshotFeedItem } from './actor-types.ts';
 
 export interface ActorHostDeps {
   db: Db;
@@ -43,11 +45,23 @@ interface LockedRow {
  */
 export class ActorHost {
   private sub: Subscription | undefined;
-  private readonly lanes = new KeyedLanes();
   private readonly cache: SnapshotCache | null;
+  private readonly mailboxes: Mailboxes<Posted, ApplyResult>;
 
   constructor(private readonly deps: ActorHostDeps) {
     this.cache = deps.cacheSize === 0 ? null : new SnapshotCache(deps.cacheSize);
+    const ports: StepPorts = {
+      db: deps.db,
+      registry: deps.registry,
+      alone: (target, event) => this.apply(target, event),
+      cached: (id) => this.cache?.get(id),
+      keep: (id, row) => (row ? this.cache?.set(id, row) : this.cache?.delete(id)),
+      afterCommit: (result, event) => this.afterCommit(result, event),
+    };
+    this.mailboxes = new Mailboxes(
+      (queue) => gatherable(deps.registry, queue),
+      (letters) => (letters.length === 1 ? settle(letters[0]!, this.apply(letters[0]!.item.target, letters[0]!.item.event)) : stepTogether(ports, letters)),
+    );
   }
 
   /**
@@ -74,8 +88,9 @@ export class ActorHost {
     if (!parsed.success) throw new MalformedEventError(parsed.error.issues);
     const event = parsed.data as EventBase & Record<string, unknown>;
     if (event.type === def.createEvent) {
-      const created = await this.createInOneStatement(def, target, event, companion);
+      const created = await createInOneStatement(this.deps.db, this.deps.registry, def, target, event, companion);
       if (created) {
+        this.remember(created);
         await this.afterCommit(created, event);
         return created;
       }
@@ -119,13 +134,13 @@ export class ActorHost {
       const r = await this.deps.db.query<{ outcome: string }>(MARK_IGNORED_AT_VERSION, [target.id, event.id, seen.version]);
       const outcome = r.rows[0]?.outcome;
       if (outcome === undefined) return null;
-      return this.result(outcome === 'ignored' ? 'ignored' : 'duplicate', def, target.id, seen.version, seen.state, seen.snapshot, seen.merchant, seen.mode);
+      return resultOf(outcome === 'ignored' ? 'ignored' : 'duplicate', def, target.id, seen.version, seen.state, seen.snapshot, seen.merchant, seen.mode);
     }
     const version = seen.version + 1;
     const res = await this.write(this.deps.db, 'fast', def, target, event, version, seen.state, next, seen.merchant, seen.mode, companion);
     const counts = res.rows[0] as { n: number } | undefined;
     if (counts?.n !== 1) return null;
-    const result = this.result('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode, next.json);
+    const result = resultOf('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode, next.json);
     if (companion) result.companionWritten = true;
     this.remember(result);
     return result;
@@ -153,31 +168,6 @@ export class ActorHost {
     this.cache?.set(r.actorId, { version: r.version, state: r.status, snapshot: r.snapshot, merchant: r.merchant, mode: r.mode });
   }
 
-  /**
-   * A new actor in one statement, hence one implicit transaction and one round trip: actor row,
-   * dedupe, journal, outbox and timers. Null when the actor already exists (nothing written).
-   */
-  private async createInOneStatement(def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, companion?: CreateCompanion): Promise<ApplyResult | null> {
-    const created = create(def, event);
-    const { merchant, mode } = ownerOf(target, event);
-    const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, 1, created.effects, { merchant, mode }, null);
-    const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
-    const companions = [this.deps.registry.companion(def.kind), companion].filter((c): c is CreateCompanion => c !== undefined);
-    if (companions.length > 0) parts.companions = companions;
-    const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json];
-    if (parts.outbox) params.push(JSON.stringify(outbox));
-    if (parts.timerDeletes) params.push(timerDeletes);
-    if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
-    // The result is known before the write (the step is pure), so a companion can render it.
-    const result = this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
-    for (const c of companions) params.push(...c.params(result));
-    const res = await this.deps.db.query<{ fresh: number }>(writeStatement(parts), params);
-    if (res.rows[0]?.fresh !== 1) return null;
-    if (companion) result.companionWritten = true;
-    this.remember(result);
-    return result;
-  }
-
   private async applyIn(q: Queryable, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, companion?: CreateCompanion): Promise<ApplyResult> {
     const timerName = typeof event.timer === 'string' ? event.timer : null;
     const found = await q.query<LockedRow>(SELECT_LOCKED, [target.id]);
@@ -193,30 +183,30 @@ export class ActorHost {
       );
       if (inserted.rowCount === 0) throw new VersionConflictError(target.id);
       await this.write(q, 'insert', def, target, event, 1, null, created, merchant, mode);
-      return this.result('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
+      return resultOf('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
     }
     if (event.type === def.createEvent && (await q.query(SELECT_CREATED_BY, [target.id, event.id])).rows.length > 0) {
-      return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+      return resultOf('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     if (timerName !== null) {
       const t = await q.query<{ generation: number }>(SELECT_TIMER, [target.id, timerName]);
       if (event.generation !== t.rows[0]?.generation) {
         // A timer cancelled or rescheduled since this firing was published.
         const fresh = await this.markIgnored(q, target.id, event.id);
-        return this.result(fresh ? 'stale_timer' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+        return resultOf(fresh ? 'stale_timer' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
       }
     }
     const next = step(def, row.snapshot, event);
     if (!next.accepted) {
       const fresh = await this.markIgnored(q, target.id, event.id);
-      return this.result(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+      return resultOf(fresh ? 'ignored' : 'duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     }
     const version = row.version + 1;
     const res = await this.write(q, 'update', def, target, event, version, row.state, next, row.merchant, row.mode, companion);
     const counts = res.rows[0] as { fresh: number; n: number } | undefined;
-    if (counts?.fresh === 0) return this.result('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
+    if (counts?.fresh === 0) return resultOf('duplicate', def, target.id, row.version, row.state, row.snapshot, row.merchant, row.mode);
     if (counts?.n !== 1) throw new VersionConflictError(target.id);
-    const result = this.result('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode, next.json);
+    const result = resultOf('applied', def, target.id, version, next.status, next.snapshot, row.merchant, row.mode, next.json);
     if (companion) result.companionWritten = true;
     return result;
   }
@@ -251,7 +241,7 @@ export class ActorHost {
     const companions = [how === 'insert' ? this.deps.registry.companion(def.kind) : undefined, companion].filter((c): c is CreateCompanion => c !== undefined);
     if (companions.length > 0) {
       parts.companions = companions;
-      const applied = this.result('applied', def, target.id, version, next.status, next.snapshot, merchant, mode);
+      const applied = resultOf('applied', def, target.id, version, next.status, next.snapshot, merchant, mode);
       for (const c of companions) params.push(...c.params(applied));
     }
     try {
@@ -260,22 +250,6 @@ export class ActorHost {
       if (companion && companionRefused(companion, err)) throw new CompanionRefusedError(target.id, companion.name);
       throw err;
     }
-  }
-
-  private result(
-    outcome: Outcome,
-    def: DurableMachine,
-    actorId: string,
-    version: number,
-    status: string,
-    snapshot: PersistedSnapshot,
-    merchant: string | null,
-    mode: string | null,
-    snapshotJson?: string,
-  ): ApplyResult {
-    const r: ApplyResult = { outcome, actorId, kind: def.kind, merchant, mode, version, status, snapshot };
-    if (snapshotJson !== undefined) r.snapshotJson = snapshotJson;
-    return r;
   }
 
   private async afterCommit(result: ApplyResult, event: EventBase): Promise<void> {
@@ -301,10 +275,16 @@ export class ActorHost {
     this.sub = await consumeActorEvents(this.deps.bus, (target, event) => this.applyInOrder(target, event), this.deps.onPoison, opts);
   }
 
-  /** Like `apply`, but after any earlier event for the same actor taken in this process. */
+  /**
+   * Like `apply`, but after any earlier event for the same actor taken in this process. Events
+   * that wait for the actor's step in flight are applied together in its next step (one
+   * transaction, each caller its own result: step-together.ts), as applying them one by one
+   * would have left them.
+   */
   applyInOrder(target: ActorTarget, event: unknown): Promise<ApplyResult> {
-    return this.lanes.run(target.id, () => this.apply(target, event));
+    return this.mailboxes.post(target.id, { target, event });
   }
+
 
   /** Sends an event through the bus (the path for signals and timers). */
   async send(target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<void> {
