@@ -41,9 +41,9 @@ export async function payLink(d: GatewayDeps, link: PublicLink, chosen: unknown)
   if (c.units_total !== null) {
     holdId = randomId('hold_');
     const take = { type: 'link.hold.take', id: `take:${holdId}`, at: now, hold_id: holdId, intent_id: intentId, expires_at: now + HOLD_TTL_MS };
-    // Every press of a link writes its one row: queued per link in this process, each take
-    // runs on the row this process wrote last (the engine's optimistic path) instead of
-    // racing the others for its lock.
+    // Every press of a link writes its one row: queued per link in this process, so takes run
+    // on the row this process wrote last (the engine's optimistic path) instead of racing for
+    // its lock, and those that wait for a take in flight are written together (ADR 0053).
     const target = { kind: LINK_KIND, id: link.id, merchant: link.merchant, mode: link.mode };
     const r = await (d.host.applyInOrder ? d.host.applyInOrder(target, take) : d.host.apply(target, take));
     if (r.outcome !== 'applied') return r.status === 'ACTIVE' ? { kind: 'sold_out' } : { kind: 'inactive' };

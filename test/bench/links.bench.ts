@@ -3,9 +3,9 @@
  * 23 "Speed": at least 1,000/s with holds on real PostgreSQL), against the intent create route
  * (`POST /api/v1/payment-intents`) in the same run, on the same server process (test/bench/
  * api-server.ts with BENCH_LINKS=1: engine, outbox relay to NATS, hold follower). Each press
- * is the link's lookup with the buyer's Pay token, then one statement (ADR 0047): a take on the
- * link actor (its row is the one counter, so presses on one link serialise on it), the hold
- * actor it sends and the intent; then a 303. Load is spread over BENCH_MERCHANTS links (one
+ * is the link's lookup with the buyer's Pay token, a take on the link actor (its row is the one
+ * counter; takes that wait for one in flight share the next write, ADR 0053), the intent's
+ * create, then a 303; the hold actor is created after it from the take's outbox row (ADR 0047). Load is spread over BENCH_MERCHANTS links (one
  * per merchant, units enough for the run); the per-IP limit of Pay and the API's buckets are
  * raised through configuration, so the figures are the cost of the full path, not of 429s.
  * Each measurement waits for every hold before its last reading, and prints CPU (server,

@@ -106,6 +106,25 @@ describe.each(backendFactories)('SQL statements per press of Pay on %s', (_name,
     expect(statements.filter((_, i) => !known.has(seen[i]!))).toEqual([]);
   });
 
+  it('presses on one link at once share its takes: the takes that wait for the one in flight are one statement', async () => {
+    await press(paths.limited);
+    await settled();
+    statements.length = 0;
+    await Promise.all(Array.from({ length: N }, () => press(paths.limited)));
+    await settled();
+    const seen = statements.map(kindOf);
+    const n = (k: string) => seen.filter((s) => s === k).length;
+    // Each press still has its lookup, intent and hold; the link is written fewer times than pressed.
+    expect({ lookup: n('lookup'), create: n('create') }).toEqual({ lookup: N, create: 2 * N });
+    expect(n('update'), statements.join('\n')).toBeLessThanOrEqual(N / 2);
+    const link = await b.db.query<{ held: number; journal: number }>(
+      `SELECT (a.snapshot->'context'->>'units_held')::int AS held, (SELECT count(*)::int FROM actor_events e WHERE e.actor_id = a.id AND e.event->>'type' = 'link.hold.take') AS journal
+         FROM actors a WHERE a.kind = 'payment_link' AND a.snapshot->'context'->>'units_total' IS NOT NULL`,
+    );
+    const holds = await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actors WHERE kind = 'link_hold'`);
+    expect(link.rows).toEqual([{ held: holds.rows[0]!.n, journal: holds.rows[0]!.n }]);
+  });
+
   it("the Pay token's commit does not wait for the disk: its bucket is unlogged (a crash gives a buyer a press back)", async () => {
     const r = await b.db.query<{ p: string }>(`SELECT relpersistence AS p FROM pg_class WHERE oid = 'rate_buckets'::regclass`);
     expect(r.rows).toEqual([{ p: 'u' }]);
