@@ -16,6 +16,8 @@
  * rows JSON.
  */
 
+import { effectCtes } from './write-statement.ts';
+
 export interface BatchParts {
   /** At least one event was applied: the snapshot moves on. */
   applied: boolean;
@@ -36,7 +38,6 @@ export function batchStatement(p: BatchParts): string {
 }
 
 function build(p: BatchParts): string {
-  let n = 9;
   const unseen = `NOT EXISTS (SELECT 1 FROM processed_events WHERE actor_id = $1 AND event_id = ANY($2::text[]) AND outcome = 'applied')`;
   const ctes = [
     p.applied
@@ -57,20 +58,7 @@ function build(p: BatchParts): string {
             SELECT $1, x.seq, x.event_id, x.event, x.state_before, x.state_after, to_timestamp(x.at / 1000)
               FROM jsonb_to_recordset($9::jsonb) AS x(seq integer, event_id text, event jsonb, state_before text, state_after text, at double precision)
              WHERE EXISTS (SELECT 1 FROM up))`);
-  if (p.outbox) {
-    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-            SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
-             WHERE EXISTS (SELECT 1 FROM up))`);
-  }
-  if (p.timerDeletes) ctes.push(`td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($${++n}::text[]) AND EXISTS (SELECT 1 FROM up))`);
-  if (p.timerUpserts) {
-    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
-            SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
-              FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
-             WHERE EXISTS (SELECT 1 FROM up)
-            ON CONFLICT (actor_id, name) DO UPDATE
-              SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
-  }
+  ctes.push(...effectCtes(p, 9, 'up', true).ctes);
   // A snapshot without a dedupe row for each applied event would be a journal that replays to
   // something else. The checks in `up` make it impossible; should it ever happen, the division
   // fails the statement and nothing of it is written.

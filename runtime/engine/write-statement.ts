@@ -70,26 +70,9 @@ function build(p: WriteParts): string {
   }
   ctes.push(`j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
            SELECT $1, $3, $2, $4::jsonb, $5, $6, to_timestamp($7::double precision / 1000) WHERE EXISTS (SELECT 1 FROM pe))`);
-  if (p.outbox) {
-    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-           SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
-            WHERE EXISTS (SELECT 1 FROM pe))`);
-  }
-  if (p.timerDeletes) ctes.push(`td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($${++n}::text[]) AND EXISTS (SELECT 1 FROM pe))`);
-  if (p.timerUpserts) {
-    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
-           SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
-             FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
-            WHERE EXISTS (SELECT 1 FROM pe)${
-              // A new actor has no timer rows yet: a plain insert, without the speculative
-              // insertion an upsert costs.
-              p.create
-                ? ''
-                : `
-           ON CONFLICT (actor_id, name) DO UPDATE
-             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL`
-            })`);
-  }
+  const effects = effectCtes(p, n, 'pe', !p.create);
+  ctes.push(...effects.ctes);
+  n = effects.n;
   // The update variants' snapshot parameter comes before the companions'.
   if (p.update || p.fast) n = snapshotParam;
   const guards: string[] = [];
@@ -126,4 +109,34 @@ function dedupe(where: string): string {
   return `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq) SELECT $1, $2, 'applied', $3 ${where}
               ON CONFLICT (actor_id, event_id) DO UPDATE SET outcome = 'applied', seq = EXCLUDED.seq, at = now()
                WHERE processed_events.outcome = 'ignored' RETURNING 1)`;
+}
+
+/**
+ * The outbox and timer CTEs of a write, each writing only if the CTE `gate` has a row; their
+ * parameters follow `$n` in this order: outbox JSON, timer names to delete, timer rows JSON.
+ * `upsert`: timer rows may exist already (a new actor has none: a plain insert, without the
+ * speculative insertion an upsert costs). Returns the last parameter number used.
+ */
+export function effectCtes(p: Pick<WriteParts, 'outbox' | 'timerDeletes' | 'timerUpserts'>, n: number, gate: string, upsert: boolean): { ctes: string[]; n: number } {
+  const ctes: string[] = [];
+  const when = `EXISTS (SELECT 1 FROM ${gate})`;
+  if (p.outbox) {
+    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
+           SELECT $1, x.msg_id, x.subject, x.payload FROM jsonb_to_recordset($${++n}::jsonb) AS x(msg_id text, subject text, payload jsonb)
+            WHERE ${when})`);
+  }
+  if (p.timerDeletes) ctes.push(`td AS (DELETE FROM timers WHERE actor_id = $1 AND name = ANY($${++n}::text[]) AND ${when})`);
+  if (p.timerUpserts) {
+    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+           SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
+             FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
+            WHERE ${when}${
+              upsert
+                ? `
+           ON CONFLICT (actor_id, name) DO UPDATE
+             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL`
+                : ''
+            })`);
+  }
+  return { ctes, n };
 }
