@@ -16,7 +16,7 @@
  * rows JSON.
  */
 
-import { effectCtes } from './write-statement.ts';
+import { effectCtes, memoStatements } from './write-statement.ts';
 
 export interface BatchParts {
   /** At least one event was applied: the snapshot moves on. */
@@ -26,16 +26,10 @@ export interface BatchParts {
   timerUpserts: boolean;
 }
 
-const statements = new Map<string, string>();
-
-export function batchStatement(p: BatchParts): string {
-  const key = `${+p.applied}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`;
-  const cached = statements.get(key);
-  if (cached) return cached;
-  const sql = build(p);
-  statements.set(key, sql);
-  return sql;
-}
+export const batchStatement = memoStatements<BatchParts>(
+  (p) => `${+p.applied}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}`,
+  build,
+);
 
 function build(p: BatchParts): string {
   const unseen = `NOT EXISTS (SELECT 1 FROM processed_events WHERE actor_id = $1 AND event_id = ANY($2::text[]) AND outcome = 'applied')`;

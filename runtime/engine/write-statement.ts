@@ -35,16 +35,24 @@ export interface WriteParts {
 /** The marker in the error of a statement whose companion guard failed. */
 export const COMPANION_REFUSED = 'companion refused';
 
-const statements = new Map<string, string>();
-
-export function writeStatement(p: WriteParts): string {
-  const key = `${+!!p.create}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}${p.companions?.map((c) => c.name).join(',') ?? ''}`;
-  const cached = statements.get(key);
-  if (cached) return cached;
-  const sql = build(p);
-  statements.set(key, sql);
-  return sql;
+/**
+ * A statement's text built once per shape: the shapes are few (which parts are present), and the
+ * same text lets the driver reuse its prepared statement.
+ */
+export function memoStatements<P>(keyOf: (p: P) => string, build: (p: P) => string): (p: P) => string {
+  const statements = new Map<string, string>();
+  return (p) => {
+    const key = keyOf(p);
+    let sql = statements.get(key);
+    if (sql === undefined) statements.set(key, (sql = build(p)));
+    return sql;
+  };
 }
+
+export const writeStatement = memoStatements<WriteParts>(
+  (p) => `${+!!p.create}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}${p.companions?.map((c) => c.name).join(',') ?? ''}`,
+  build,
+);
 
 function build(p: WriteParts): string {
   let n = p.create ? 12 : 7;
