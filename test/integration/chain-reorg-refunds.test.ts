@@ -153,6 +153,18 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
       const detail = await Promise.all(wrong.map(async (w) => `${w}\n  ${(await heard(w.split(':')[0]!)).join('\n  ')}`));
       expect(wrong, `seed ${SEED}\n${detail.join('\n')}`).toEqual([]);
 
+      // The intent hears of its refund's end through the refund's outbox, after the refund's own
+      // step: give it the same time to follow before reading it.
+      const intentsBehind = async () => {
+        const behind: string[] = [];
+        for (const r of rounds) {
+          const done = (await row(r.refund))!.state === 'CONFIRMED';
+          const counted = ((await row(r.intent))!.snapshot.context as unknown as PaymentIntentContext).refunds.some((x) => x.refund_id === r.refund);
+          if (done !== counted) behind.push(r.intent);
+        }
+        return behind;
+      };
+      await waitFor(async () => ((await intentsBehind()).length === 0 ? true : undefined), 60_000, 'every intent following its refund').catch(() => undefined);
       for (const r of rounds) {
         const ir = (await row(r.intent))!;
         const ctx = ir.snapshot.context as unknown as PaymentIntentContext;
