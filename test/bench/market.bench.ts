@@ -6,7 +6,8 @@
  * node's nonce and balance reads per purchase); prints each rate with its ratio to the bare
  * route and to the raw verify rate. Issue 20's targets: quotes >= 2,000/s p99 <= 50 ms,
  * purchases >= 1,000/s p99 <= 50 ms, search >= 5,000/s p99 <= 20 ms.
- * Env: BENCH_MARKET_WORKERS (the service's worker processes, default 2: one per core),
+ * Env: BENCH_MARKET_WORKERS (the service's worker processes, default 1: on 2 cores a second
+ * worker costs more CPU per request than it adds, docs/benchmarks.md),
  * BENCH_PACED_RATE (the paced search rows' rate, default 5,000/s), BENCH_PACED_QUOTE_RATE (the
  * paced quote row's, default 2,000/s), BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
  * signed beforehand: default 2,000), BENCH_CONCURRENCY (32).
@@ -63,7 +64,7 @@ const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 5_000);
 const PACED_SECONDS = 5;
 const ANM_OPS = Number(process.env.BENCH_ANM_OPS ?? Math.min(OPS, 2_000));
-const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 2);
+const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 1);
 const PACED_QUOTE_RATE = Number(process.env.BENCH_PACED_QUOTE_RATE ?? 2_000);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('bench fee'))) };
 const ANM_SELLER = generateWallet('live').address;
