@@ -16,11 +16,11 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMerchantServices } from '../../runtime/merchant/index.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, NATS_URL } from '../helpers/backends.ts';
-import { countStatements, statementsSent } from './statement-count.ts';
+import { countingDb } from '../helpers/counting-db.ts';
 
 const env = process.env;
 const config = loadConfig(env);
-const db = countStatements(await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? config.DATABASE_POOL_SIZE) }));
+const db = countingDb(await openDb({ databaseUrl: DATABASE_URL, schema: env.BENCH_SCHEMA, poolSize: Number(env.BENCH_POOL ?? config.DATABASE_POOL_SIZE) }), { withTxFrame: true });
 const bus = await NatsBus.connect({ url: NATS_URL, namespace: env.BENCH_NAMESPACE! });
 const engine = new Engine({ db, bus, registry: machineRegistry() });
 await engine.start();
@@ -35,7 +35,7 @@ const bare = Fastify({ logger: false });
 bare.get('/bare', async () => ({ ok: true }));
 // CPU seconds of this process and the SQL statements it sent (a transaction's BEGIN and COMMIT
 // count), so the driver can report both per request.
-bare.get('/cpu', async () => ({ ...process.cpuUsage(), statements: statementsSent() }));
+bare.get('/cpu', async () => ({ ...process.cpuUsage(), statements: db.queries }));
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
 
 process.stdout.write(`${JSON.stringify({ api: http.url, bare: bareUrl })}\n`);

@@ -18,39 +18,9 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMerchantServices, type MerchantServices } from '../../runtime/merchant/index.ts';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { randomId } from '../../runtime/merchant/secrets.ts';
-import type { Db, Queryable } from '../../storage/db.ts';
 import { createEvent } from '../fixtures/payment-intent.ts';
 import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
-
-/** Counts every statement sent to the database (queries, scripts, statements inside transactions). */
-export interface CountingDb extends Db {
-  readonly queries: number;
-}
-
-export function countingDb(db: Db): CountingDb {
-  let n = 0;
-  const wrap = (q: Queryable): Queryable => ({
-    query: (sql, params) => {
-      n++;
-      return q.query(sql, params);
-    },
-    exec: (sql) => {
-      n++;
-      return q.exec(sql);
-    },
-  });
-  const outer = wrap(db);
-  return {
-    kind: db.kind,
-    get queries() {
-      return n;
-    },
-    query: outer.query,
-    exec: outer.exec,
-    tx: (fn) => db.tx((q) => fn(wrap(q))),
-    close: () => db.close(),
-  };
-}
+import { countingDb, type CountingDb } from '../helpers/counting-db.ts';
 
 export interface CheckoutHarness {
   url: string;

@@ -1,12 +1,7 @@
 import type { Db, Queryable } from '../../storage/db.ts';
 
-/**
- * Counts every statement sent through `db`, a transaction as BEGIN, its statements and
- * COMMIT, each by its first 60 characters: the round-trip guards' view of the database port.
- */
-export function counting(db: Db): { db: Db; statements: string[] } {
-  const statements: string[] = [];
-  const note = (sql: string) => statements.push(sql.replace(/\s+/g, ' ').trim().slice(0, 60));
+/** `db` with `note` called for every statement sent through it; `frame`: for BEGIN and COMMIT too. */
+function watched(db: Db, note: (sql: string) => void, frame: boolean): Db {
   const wrap = (q: Queryable): Queryable => ({
     query: (sql, params) => {
       note(sql);
@@ -17,14 +12,44 @@ export function counting(db: Db): { db: Db; statements: string[] } {
       return q.exec(sql);
     },
   });
-  const counted: Db = {
+  return {
     ...wrap(db),
     kind: db.kind,
     tx: (fn) => {
+      if (!frame) return db.tx((q) => fn(wrap(q)));
       note('BEGIN');
       return db.tx((q) => fn(wrap(q))).finally(() => note('COMMIT'));
     },
     close: () => db.close(),
   };
-  return { db: counted, statements };
+}
+
+/**
+ * Counts every statement sent through `db`, a transaction as BEGIN, its statements and
+ * COMMIT, each by its first 60 characters: the round-trip guards' view of the database port.
+ */
+export function counting(db: Db): { db: Db; statements: string[] } {
+  const statements: string[] = [];
+  return { db: watched(db, (sql) => statements.push(sql.replace(/\s+/g, ' ').trim().slice(0, 60)), true), statements };
+}
+
+/** A database whose statements are counted as they are sent. */
+export interface CountingDb extends Db {
+  readonly queries: number;
+}
+
+/**
+ * Counts the statements sent through `db` (queries, scripts, statements inside transactions)
+ * without keeping them, for long runs. `withTxFrame`: a transaction's BEGIN and COMMIT count
+ * too, as the database port sees them (the benches).
+ */
+export function countingDb(db: Db, opts: { withTxFrame?: boolean } = {}): CountingDb {
+  let n = 0;
+  const inner = watched(db, () => n++, opts.withTxFrame ?? false);
+  return {
+    ...inner,
+    get queries() {
+      return n;
+    },
+  };
 }
