@@ -89,18 +89,20 @@ function build(p: WriteParts): string {
     if (c.guard) guards.push(c.guard(n + 1));
     n += c.arity;
   }
-  let tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, 1 AS n`;
+  // `pe` and `up` write one row of one actor at most, so a row's presence is their count: read
+  // without an aggregate, whose node costs more to start than the scan it counts.
+  let tail = `SELECT ${oneOrNone('pe')} AS fresh, 1 AS n`;
   if (p.update) {
     ctes.push(`up AS (UPDATE actors SET snapshot = $${snapshotParam}::jsonb, state = $6, version = $3, updated_at = now()
             WHERE id = $1 AND version = $3 - 1 AND EXISTS (SELECT 1 FROM pe) RETURNING 1)`);
-    tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n`;
+    tail = `SELECT ${oneOrNone('pe')} AS fresh, ${oneOrNone('up')} AS n`;
   }
   if (p.fast) {
     // An update without its dedupe row would be a snapshot with no journal entry. The version
     // check makes it impossible; should it ever happen, the division fails the statement and
     // nothing of it is written.
-    tail = `SELECT (SELECT count(*) FROM pe)::int AS fresh, (SELECT count(*) FROM up)::int AS n,
-      CASE WHEN EXISTS (SELECT 1 FROM up) THEN 1 / (SELECT count(*) FROM pe)::int ELSE 0 END AS guard`;
+    tail = `SELECT ${oneOrNone('pe')} AS fresh, ${oneOrNone('up')} AS n,
+      CASE WHEN EXISTS (SELECT 1 FROM up) THEN 1 / ${oneOrNone('pe')} ELSE 0 END AS guard`;
   }
   for (const g of guards) {
     // A guard that fails on an applied event fails the statement, so nothing of it is written.
@@ -109,6 +111,11 @@ function build(p: WriteParts): string {
     tail += `,\n      (CASE WHEN EXISTS (SELECT 1 FROM pe) AND NOT (${g}) THEN '${COMPANION_REFUSED}' ELSE '0' END)::int AS companion_guard`;
   }
   return `WITH ${ctes.join(',\n')}\n${tail}`;
+}
+
+/** 1 if the single-row CTE `cte` wrote its row, else 0. */
+function oneOrNone(cte: string): string {
+  return `coalesce((SELECT 1 FROM ${cte}), 0)`;
 }
 
 function dedupe(where: string): string {
