@@ -6,7 +6,9 @@
  * compression attempt (a purchase's first response, mostly base64, never compressed).
  * Migration 0015: the marketplace's watch reads open purchases through an index of their own.
  * Migration 0016 (ADR 0049): a leg's nonce binding is indexed by its key alone.
+ * Migration 0017 (ADR 0055): a purchase's first response stays in its record's row.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendFactories, type Backend } from '../helpers/backends.ts';
 
@@ -60,5 +62,17 @@ describe.each(backendFactories)('marketplace actors and records in storage on %s
     });
     const { rows } = await b.db.query<{ def: string }>(`SELECT pg_get_indexdef('actors_open_purchases'::regclass) AS def`);
     expect(rows[0]?.def).toContain("WHERE ((kind = 'purchase'::text) AND (state = ANY");
+  });
+
+  it('migration 0017: a purchase-sized first response stays in the row, writing nothing to the TOAST table', async () => {
+    const toast = (await b.db.query<{ t: string }>(`SELECT reltoastrelid::regclass::text AS t FROM pg_class WHERE oid = 'idempotency_keys'::regclass`)).rows[0]!.t;
+    const chunks = async () => (await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${toast}`)).rows[0]!.n;
+    const before = await chunks();
+    // Base64 as a purchase's seller leg is: it does not compress, so only the row's limit decides.
+    const body = randomBytes(2_100).toString('base64');
+    await b.db.query(`INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state, status, body) VALUES ('pi_toast', 'market', 'k', 'h', 'done', 200, convert_to($1, 'UTF8'))`, [body]);
+    expect(await chunks()).toBe(before);
+    const kept = await b.db.query<{ body: string }>(`SELECT convert_from(body, 'UTF8') AS body FROM idempotency_keys WHERE merchant = 'pi_toast'`);
+    expect(kept.rows[0]?.body).toBe(body);
   });
 });
