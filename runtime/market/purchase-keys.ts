@@ -20,10 +20,28 @@ const TAKEOVER_AFTER_MS = 60_000;
 // again, and a purchase with the same legs answers the same. A claimed key brings the purchase
 // actor's row in the same round trip (ADR 0034): the purchase starts from it; and, given a
 // ledger read, the legs' authorization states (ADR 0044).
+const ASYNC = `(SELECT set_config('synchronous_commit', 'off', true)) AS async`;
+const actorJoin = (on: string) => `LEFT JOIN actors a ON ${on}a.id = $1 AND a.kind = '${PURCHASE_KIND}'`;
+
+// A key never seen (nearly every purchase) is claimed by the insert alone, as anm_idem_claim's
+// first statement does, without the function call (ADR 0055). No row back: the key exists, and
+// the function tells a replay, another request, an attempt in flight or one to take over.
+// The setting rides in the insert's own FROM so that it holds even when no row comes back (the
+// conflict still locks the key's row, a write the commit would otherwise wait to flush).
+const newKeySql = (ledger?: StatesRead): string => `WITH c AS (INSERT INTO idempotency_keys AS i (merchant, mode, key, request_hash, state, intent_id)
+    SELECT $1, '${SCOPE}', $2, $3, 'in_flight', NULL FROM ${ASYNC}
+    ON CONFLICT ON CONSTRAINT idempotency_keys_pkey DO UPDATE
+      SET request_hash = EXCLUDED.request_hash, state = 'in_flight', intent_id = EXCLUDED.intent_id,
+          status = NULL, headers = NULL, body = NULL, created_at = now(), updated_at = now()
+      WHERE i.created_at < now() - interval '24 hours'
+    RETURNING 'claimed'::text AS claim)
+SELECT c.claim, a.state, a.snapshot, a.version, a.merchant, a.mode${ledger ? `, ${ledger.sql(4)} AS ledger` : ''}
+  FROM c ${actorJoin('')}`;
+
 const claimSql = (ledger?: StatesRead): string => `SELECT c.*, a.state, a.snapshot, a.version, a.merchant, a.mode${ledger ? `, CASE WHEN c.claim = 'claimed' THEN ${ledger.sql(5)} END AS ledger` : ''}
-  FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
+  FROM ${ASYNC}
   CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c
-  LEFT JOIN actors a ON c.claim = 'claimed' AND a.id = $1 AND a.kind = '${PURCHASE_KIND}'`;
+  ${actorJoin("c.claim = 'claimed' AND ")}`;
 
 export type PurchaseClaim =
   /**
@@ -47,8 +65,10 @@ export class PurchaseKeys {
    * `ledger`: a ledger read to run in the same statement when the key is claimed.
    */
   async claim(intentId: string, key: string, requestHash: string, ledger?: StatesRead): Promise<PurchaseClaim> {
-    const { rows } = await this.db.query<ClaimRow & Partial<PurchaseRow> & { ledger?: unknown }>(claimSql(ledger), [intentId, key, requestHash, TAKEOVER_AFTER_MS, ...(ledger?.params ?? [])]);
-    const c = rows[0]!;
+    type Row = ClaimRow & Partial<PurchaseRow> & { ledger?: unknown };
+    const ledgerParams = ledger?.params ?? [];
+    let c = (await this.db.query<Row>(newKeySql(ledger), [intentId, key, requestHash, ...ledgerParams])).rows[0];
+    c ??= (await this.db.query<Row>(claimSql(ledger), [intentId, key, requestHash, TAKEOVER_AFTER_MS, ...ledgerParams])).rows[0]!;
     if (c.claim === 'replay') return { outcome: 'replay', status: c.status!, headers: c.headers ?? {}, body: Buffer.from(c.body!) };
     if (c.claim === 'claimed') {
       const purchase = c.state && c.snapshot && c.version ? { ...asRead({ state: c.state, snapshot: c.snapshot }), row: { state: c.state, snapshot: c.snapshot, version: c.version, merchant: c.merchant ?? null, mode: c.mode ?? null } } : null;

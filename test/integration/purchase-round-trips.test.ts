@@ -112,7 +112,7 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
     statements.length = 0;
     await buy(apps[2]!);
     expect(statements.map((s) => s.slice(0, 26))).toEqual([
-      'SELECT c.*, a.state, a.sna',
+      'WITH c AS (INSERT INTO ide',
       'BEGIN',
       'SELECT version, state, sna',
       'WITH pe AS (INSERT INTO pr',
@@ -137,7 +137,7 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
     expect(res.json<{ status: string }>().status).toBe('VERIFIED');
     // The claim with the ledger read, the refused write, the binding on its own, the write with the record only.
     expect(statements.map((s) => s.slice(0, 26))).toEqual([
-      'SELECT c.*, a.state, a.sna',
+      'WITH c AS (INSERT INTO ide',
       'WITH up AS (UPDATE actors ',
       'WITH x AS (SELECT * FROM u',
       'WITH up AS (UPDATE actors ',
