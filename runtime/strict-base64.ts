@@ -5,17 +5,17 @@
  * check would pass for a text the signer never wrote, and a cache keyed by the text would
  * miss. Only the canonical spelling is read: RFC 4648 base64 with its padding, or base64url
  * without padding (the alphabets are never mixed), with zero bits in the last character's
- * unused part. The decoding is @scure/base's, which refuses everything else.
+ * unused part. That is exactly the texts Node's encoder writes: a text is read when encoding
+ * what Node's lenient decoder makes of it gives the text back. Both run natively, several times
+ * faster than a decoder in JavaScript (@scure/base's, the reference a property test holds this
+ * equal to).
  */
-import { base64, base64urlnopad } from '@scure/base';
-
 const URL_ALPHABET = /^[A-Za-z0-9_-]*$/;
 
 /** The bytes of a canonical base64 or base64url text, or null. */
 export function strictBase64(s: string): Uint8Array | null {
-  try {
-    return URL_ALPHABET.test(s) ? base64urlnopad.decode(s) : base64.decode(s);
-  } catch {
-    return null;
-  }
+  const encoding = URL_ALPHABET.test(s) ? 'base64url' : 'base64';
+  const bytes = Buffer.from(s, encoding);
+  if (bytes.toString(encoding) !== s) return null;
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 }

@@ -45,7 +45,7 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     let body: string;
     try {
       const known = ledger && claim.ledger ? ledger.known(claim.ledger) : undefined;
-      const done = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record, ...(known && { known }) });
+      const done = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record, ...(known && { known }), ...(ledger && { decoded: ledger.decoded }) });
       if (done.recorded) return reply.code(200).type(JSON_TYPE).send(rendered);
       body = JSON.stringify(done.response);
     } catch (err) {

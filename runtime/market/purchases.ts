@@ -23,7 +23,7 @@ import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-pu
 import { holdAlone, holdCompanion } from './anm-nonce-holds.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
-import { ledgerReadAhead, verifyUsdcLeg, verifyUsdcLegs, type LedgerReadAhead } from './usdc-purchase.ts';
+import { ledgerReadAhead, verifyUsdcLeg, verifyUsdcLegs, type DecodedLegs, type LedgerReadAhead } from './usdc-purchase.ts';
 import { bindingCompanion, bindLegs } from './leg-nonces.ts';
 import { CompanionRefusedError } from '../engine/errors.ts';
 import { joinCompanions } from '../engine/companions.ts';
@@ -179,16 +179,16 @@ export class Purchases {
    * with the idempotency claim, which spares a read of its own. `record`: the first response's
    * record, written in the statement that records `VERIFIED` when this request makes it
    * (`recorded` in the result, and then no response: the record's is the one to send; ADR 0034),
-   * with both legs' nonce bindings.
+   * with both legs' nonce bindings. `decoded`: the legs as the claim's read ahead decoded them.
    */
-  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion; known?: KnownStates } = {}): Promise<{ response: PurchaseResponse; recorded: false } | { response: null; recorded: true }> {
+  async purchase(intentId: string, legs: { seller?: unknown; fee?: unknown }, opts: { seen?: PurchaseRead | null; record?: CreateCompanion; known?: KnownStates; decoded?: DecodedLegs } = {}): Promise<{ response: PurchaseResponse; recorded: false } | { response: null; recorded: true }> {
     const p = opts.seen === undefined ? await this.read(intentId) : opts.seen;
     if (p?.row) this.deps.host.observe(intentId, p.row);
     if (!p) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
     if (p.status === 'EXPIRED' || (p.status === 'QUOTED' && this.now() > p.ctx.expires_at)) throw new MarketRefusal('quote_expired', 'The quote has expired; ask for a new one.');
     if (legs.fee === undefined || legs.fee === null) throw new MarketRefusal('fee_leg_missing', 'payment.legs.fee is missing: a purchase needs both legs.', 'fee_leg_missing');
     if (legs.seller === undefined || legs.seller === null) throw new MarketRefusal('invalid_payment', 'payment.legs.seller is missing.', 'invalid_payload');
-    const { seller, fee, payerBalance } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee }, opts.known);
+    const { seller, fee, payerBalance } = await this.verifyLegs(p.ctx, { seller: legs.seller, fee: legs.fee }, opts.known, opts.decoded);
     if (p.status !== 'QUOTED') return { response: this.again(p, seller, fee), recorded: false };
     // One payer signed both legs: its balance must cover the total, not only each leg.
     if (payerBalance !== undefined && payerBalance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
@@ -226,12 +226,12 @@ export class Purchases {
     };
   }
 
-  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }, known?: KnownStates): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
+  private async verifyLegs(ctx: PurchaseContext, legs: { seller: unknown; fee: unknown }, known?: KnownStates, decoded?: DecodedLegs): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
     if (ctx.asset === 'ANM') {
       if (!this.deps.anm) throw new MarketRefusal('invalid_payment', 'This marketplace is not connected to an ANM node.', 'unsupported_scheme');
       return verifyAnmLegs(this.deps.anm, ctx, legs);
     }
-    return verifyUsdcLegs(this.deps.usdc, ctx, legs, known);
+    return verifyUsdcLegs(this.deps.usdc, ctx, legs, known, decoded);
   }
 
   /** The ledger read of the legs' states for the claim to carry, where the ledger can (ADR 0044). */

@@ -9,6 +9,7 @@ import type { UsdcLedger } from './lanes/usdc-ledger.ts';
 import { UsdcSimLedger } from './lanes/usdc-sim.ts';
 import type { Db } from '../../storage/db.ts';
 import { ledgerReadAhead } from './usdc-purchase.ts';
+import { decodeLeg } from './leg-codec.ts';
 
 const FROM = '0xAbCdEf0000000000000000000000000000000001';
 const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0').toUpperCase()}`;
@@ -26,6 +27,8 @@ describe('ledgerReadAhead', () => {
       const known = ahead!.known([{ used: false, balance: 5n }, { used: true, balance: 5n }]);
       expect(known.get(`${FROM.toLowerCase()}:${nonce(2).toLowerCase()}`)).toEqual({ used: true, balance: 5n });
       expect(ahead!.read.parse([{ used: true, balance: '7' }, { used: false, balance: null }])).toEqual([{ used: true, balance: 7n }, { used: false, balance: 0n }]);
+      // The legs decoded once, for the checks after the claim to take as they are.
+      expect(ahead!.decoded).toEqual({ seller: decodeLeg(legs.seller, sim.token), fee: decodeLeg(legs.fee, sim.token) });
     }
   });
 

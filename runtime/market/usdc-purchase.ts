@@ -10,7 +10,7 @@ import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import { stateKey, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
 import type { AuthorizationState, StatesRead } from './lanes/usdc-ledger.ts';
-import { decodeLeg } from './leg-codec.ts';
+import { decodeLeg, type DecodedLeg } from './leg-codec.ts';
 
 type LegName = 'seller' | 'fee';
 
@@ -28,8 +28,8 @@ function refuse(leg: LegName, reason: string, message: string): never {
   throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
 }
 
-async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown): Promise<SignedLeg> {
-  const decoded = decodeLeg(raw, lane.token);
+async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, known?: DecodedLeg): Promise<SignedLeg> {
+  const decoded = known ?? decodeLeg(raw, lane.token);
   if (!decoded) return refuse(leg, 'invalid_payload', 'not base64 JSON of an x402 payment payload');
   const amount = BigInt(ctx[leg].amount);
   const c = await lane.checkSigned(decoded.accepted, decoded.payload, { payTo: ctx[leg].pay_to, amount });
@@ -51,10 +51,20 @@ async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedL
   });
 }
 
-/** A ledger read for the claim to carry, and how its answer becomes what `verifyUsdcLegs` takes. */
+/** Both legs decoded once: by the read ahead, for the checks after it. */
+export interface DecodedLegs {
+  seller: DecodedLeg;
+  fee: DecodedLeg;
+}
+
+/**
+ * A ledger read for the claim to carry, and how its answer becomes what `verifyUsdcLegs` takes;
+ * `decoded`: the legs it decoded to find what to read, which `verifyUsdcLegs` then takes too.
+ */
 export interface LedgerReadAhead {
   read: StatesRead;
   known(states: AuthorizationState[]): KnownStates;
+  decoded: DecodedLegs;
 }
 
 /**
@@ -64,29 +74,23 @@ export interface LedgerReadAhead {
  */
 export function ledgerReadAhead(lane: UsdcLane, legs: { seller?: unknown; fee?: unknown }): LedgerReadAhead | undefined {
   const ledger = lane.ledger;
-  const auths = ledger.authorizationStatesRead ? namedAuthorizations(lane, legs) : null;
-  if (!auths || !ledger.authorizationStatesRead) return undefined;
-  return { read: ledger.authorizationStatesRead(auths), known: (states) => new Map(auths.map((a, i) => [stateKey(a.authorizer, a.nonce), states[i]!])) };
+  if (!ledger.authorizationStatesRead) return undefined;
+  const seller = decodeLeg(legs.seller, lane.token);
+  const fee = decodeLeg(legs.fee, lane.token);
+  const named = seller && fee ? [namedAuthorization(seller), namedAuthorization(fee)] : [];
+  const [s, f] = named;
+  if (!seller || !fee || !s || !f) return undefined;
+  const auths = [s, f];
+  return { read: ledger.authorizationStatesRead(auths), known: (states) => new Map(auths.map((a, i) => [stateKey(a.authorizer, a.nonce), states[i]!])), decoded: { seller, fee } };
 }
 
 /**
- * The (authorizer, nonce) each raw leg names, before any check; null when a leg is not an
+ * The (authorizer, nonce) a decoded leg names, before any check; null when it is not an
  * EIP-3009 authorization (an ANM leg, or malformed: the checks refuse it later, as they would
  * have).
  */
-function namedAuthorizations(lane: UsdcLane, raw: { seller?: unknown; fee?: unknown }): Array<{ authorizer: string; nonce: string }> | null {
-  const out: Array<{ authorizer: string; nonce: string }> = [];
-  for (const leg of [raw.seller, raw.fee]) {
-    const named = namedAuthorization(lane, leg);
-    if (!named) return null;
-    out.push(named);
-  }
-  return out;
-}
-
-function namedAuthorization(lane: UsdcLane, raw: unknown): { authorizer: string; nonce: string } | null {
-  const payload = decodeLeg(raw, lane.token)?.payload;
-  const a = (payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization;
+function namedAuthorization(leg: DecodedLeg | null): { authorizer: string; nonce: string } | null {
+  const a = (leg?.payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization;
   if (typeof a?.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
   return { authorizer: a.from, nonce: a.nonce };
 }
@@ -98,7 +102,7 @@ function namedAuthorization(lane: UsdcLane, raw: unknown): { authorizer: string;
  * Undefined for a leg that names none (an ANM leg, or malformed: the checks refuse it later).
  */
 export function legStatesAhead(lane: UsdcLane, raw: unknown): Promise<KnownStates | undefined> | undefined {
-  const named = namedAuthorization(lane, raw);
+  const named = namedAuthorization(decodeLeg(raw, lane.token));
   if (!named) return undefined;
   // A failed read is not an answer: the ledger is asked again after the signature check.
   return lane.readStates([named]).then(
@@ -119,14 +123,14 @@ export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: L
 
 /**
  * Both legs of a purchase: signatures, then one ledger read (none when `known` holds both legs'
- * states, read with the claim). `payerBalance` is the ledger's balance of the payer when one
+ * states, read with the claim). `decoded`: the same legs as the read ahead decoded them. `payerBalance` is the ledger's balance of the payer when one
  * address signed both legs (the purchase checks it covers the total).
  */
-export async function verifyUsdcLegs(lane: UsdcLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }, known?: KnownStates): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
-  const seller = await signedLeg(lane, ctx, 'seller', raw.seller);
+export async function verifyUsdcLegs(lane: UsdcLane, ctx: PurchaseContext, raw: { seller: unknown; fee: unknown }, known?: KnownStates, decoded?: DecodedLegs): Promise<{ seller: VerifiedLeg; fee: VerifiedLeg; payerBalance?: bigint | undefined }> {
+  const seller = await signedLeg(lane, ctx, 'seller', raw.seller, decoded?.seller);
   let fee: SignedLeg;
   try {
-    fee = await signedLeg(lane, ctx, 'fee', raw.fee);
+    fee = await signedLeg(lane, ctx, 'fee', raw.fee, decoded?.fee);
   } catch (err) {
     // One leg after the other: the seller leg's ledger refusal comes before the fee's signature's.
     await ledgerChecked(lane, ctx, [seller], known);

@@ -6,7 +6,8 @@
  * PostgreSQL backends per purchase, statements per purchase (counted at the database port) and
  * WAL bytes per purchase (whole server, and of the bench's own tables where pg_walinspect can be
  * had). Wall-clock rate and latencies are printed too, for a quiet machine.
- * Env: BENCH_OPS (purchases measured, default 2,000), BENCH_CONCURRENCY (32),
+ * Env: BENCH_OPS (purchases measured, default 2,000), BENCH_CONCURRENCY (32), BENCH_LEGS=base64:
+ * the legs sent as the base64 header values the x402 SDK makes (JSON objects by default),
  * BENCH_PROFILE=<file>: a V8 CPU profile of the measured run; BENCH_SIZES=1: the stored sizes of
  * one purchase's snapshot, journal event and idempotency record; BENCH_PLANS=1: generic and
  * custom plans of the prepared statements (a statement planned on every call shows here).
@@ -21,7 +22,7 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import type { Queryable } from '../../storage/db.ts';
-import { signLeg } from '../fixtures/market.ts';
+import { signLeg, toBase64 } from '../fixtures/market.ts';
 import { backendsCpu } from './proc-cpu.ts';
 import { walCounters } from './pg-wal.ts';
 import { currentLsn, walByRelation } from './pg-wal-relations.ts';
@@ -40,6 +41,8 @@ const OPS = Number(process.env.BENCH_OPS ?? 2_000);
 const WARMUP = Math.min(500, OPS);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PROFILE = process.env.BENCH_PROFILE;
+// Legs as the base64 header values the x402 SDK makes, instead of JSON objects.
+const BASE64_LEGS = process.env.BENCH_LEGS === 'base64';
 const WORDS = ['weather', 'translate', 'geocode', 'sentiment', 'images', 'stocks', 'news', 'ocr', 'speech', 'search'];
 
 if (!(await postgresReachable())) throw new Error('bench:purchase needs PostgreSQL (DATABASE_URL)');
@@ -85,7 +88,9 @@ async function prepare(n: number, tag: string) {
     const q = await market.purchases.quote({ capability: WORDS[i % WORDS.length]!, asset: 'USDC' });
     const b = buyers[i % buyers.length]!;
     const legs = q.payment_requirements.accepts[0]!.extra.legs;
-    const payment = { legs: { seller: await signLeg(b, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(b, { to: legs.fee.payTo, value: legs.fee.amount }) } };
+    const seller = await signLeg(b, { to: legs.seller.payTo, value: legs.seller.amount });
+    const fee = await signLeg(b, { to: legs.fee.payTo, value: legs.fee.amount });
+    const payment = { legs: BASE64_LEGS ? { seller: toBase64(seller), fee: toBase64(fee) } : { seller, fee } };
     requests.push({ key: `${tag}${i}`, body: JSON.stringify({ intent_id: q.intent_id, payment }) });
   }
   return requests;
