@@ -30,7 +30,6 @@ function companion(kind: string, row: (ctx: Record<string, unknown>, created: Ap
       const r = row(created.snapshot.context as Record<string, unknown>, created);
       return r === null ? [null, null, null, null, null, null] : [r.reference, r.network, kind, r.recipient, r.treasury, r.required];
     },
-    writes: (created) => row(created.snapshot.context as Record<string, unknown>, created) !== null,
   };
 }
 

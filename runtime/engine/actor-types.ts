@@ -53,12 +53,6 @@ export interface CreateCompanion {
   cte(first: number): string;
   params(created: ApplyResult): SqlParam[];
   /**
-   * False when the companion writes nothing for this actor (a USDC purchase has no chain
-   * reference): its CTEs are left out of the statement, whose planning and start-up each
-   * costs PostgreSQL even when it inserts no row. Read on the create path; absent: it writes.
-   */
-  writes?(created: ApplyResult): boolean;
-  /**
    * A condition on the companion's CTEs (parameters from `$first`, as `cte`'s) that must hold
    * when the event is applied; when it does not, the whole statement fails and nothing of it
    * is written: `apply` throws `CompanionRefusedError`. For rows that must all be written

@@ -17,14 +17,14 @@ export async function createInOneStatement(db: Db, registry: MachineRegistry, de
   const { merchant, mode } = ownerOf(target, event);
   const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, 1, created.effects, { merchant, mode }, null);
   const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
-  // The result is known before the write (the step is pure), so a companion can render it.
-  const result = resultOf('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
-  const companions = [registry.companion(def.kind), companion].filter((c): c is CreateCompanion => c !== undefined && (c.writes?.(result) ?? true));
+  const companions = [registry.companion(def.kind), companion].filter((c): c is CreateCompanion => c !== undefined);
   if (companions.length > 0) parts.companions = companions;
   const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json];
   if (parts.outbox) params.push(JSON.stringify(outbox));
   if (parts.timerDeletes) params.push(timerDeletes);
   if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
+  // The result is known before the write (the step is pure), so a companion can render it.
+  const result = resultOf('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
   for (const c of companions) params.push(...c.params(result));
   const res = await db.query<{ fresh: number }>(writeStatement(parts), params);
   if (res.rows[0]?.fresh !== 1) return null;
