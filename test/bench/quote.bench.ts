@@ -8,7 +8,7 @@
  * BENCH_ASSET (USDC or ANM), BENCH_PROFILE=<file>: a V8 CPU profile of the last round;
  * BENCH_SIZES=1: the stored sizes of one quote's snapshot and journal event.
  */
-import { databaseTransport } from './bench-env.ts';
+import { databaseTransport, nameBackends } from './bench-env.ts';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { buildMarketApp } from '../../gateway/market/app.ts';
@@ -22,16 +22,10 @@ import { currentLsn, walByRelation } from './pg-wal-relations.ts';
 import { fmt } from './stats.ts';
 import { runRequests } from './request-load.ts';
 
-const APP = `anm-quote-bench-${process.pid}`;
-{
-  const u = new URL(process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test');
-  u.searchParams.set('application_name', APP);
-  process.env.DATABASE_URL = u.toString();
-}
+const { app: APP, databaseUrl } = nameBackends(`anm-quote-bench-${process.pid}`);
 const { openReal, postgresReachable } = await import('../helpers/backends.ts');
 
-const OPS = Number(process.env.BENCH_OPS ?? 3_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const [OPS, ROUNDS] = [Number(process.env.BENCH_OPS ?? 3_000), Number(process.env.BENCH_ROUNDS ?? 5)];
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ASSET = process.env.BENCH_ASSET === 'ANM' ? 'ANM' : 'USDC';
 const PROFILE = process.env.BENCH_PROFILE;
@@ -63,7 +57,7 @@ const requests = WORDS.map((w) => ({ method: 'POST' as const, path: '/api/v1/rou
 const load = () => runRequests({ url: origin, requests, count: OPS, connections: CONC, exact: true });
 const backendPids = async () => (await uncounted.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid);
 
-process.stdout.write(`backend ${databaseTransport(process.env.DATABASE_URL)}; ${ROUNDS} rounds of ${OPS} ${ASSET} quotes, ${CONC} in flight\n`);
+process.stdout.write(`backend ${databaseTransport(databaseUrl)}; ${ROUNDS} rounds of ${OPS} ${ASSET} quotes, ${CONC} in flight\n`);
 await load();
 const rows: Array<{ node: number; sys: number; pg: number; stmts: number; wal: number; walRecords: number; rps: number; p99: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
