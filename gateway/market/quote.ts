@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { parseAtomicDecimal } from '../../machines/money/market.ts';
 import { AppError } from '../errors.ts';
-import { sendJson } from '../http/reply.ts';
+import { JSON_TYPE } from '../http/reply.ts';
 import type { MarketDeps } from './deps.ts';
 import { ipRateLimit } from './rate-limit.ts';
 
@@ -20,8 +20,8 @@ const quote: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) =>
   app.post('/api/v1/route/quote', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const r = quoteBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-    const q = await deps.purchases.quote({ capability: r.data.capability, maxPrice: r.data.max_price, asset: r.data.asset, maxLatencyMs: r.data.max_latency_ms });
-    sendJson(reply, 201, q);
+    const q = await deps.purchases.quoteJson({ capability: r.data.capability, maxPrice: r.data.max_price, asset: r.data.asset, maxLatencyMs: r.data.max_latency_ms });
+    void reply.code(201).type(JSON_TYPE).send(q);
   });
 };
 

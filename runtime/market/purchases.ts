@@ -4,11 +4,11 @@
  * intent and sends `purchase.verify`. The fee leg is settled only once the seller leg has
  * settled (`legSettled`, and `reconcile` for settlements this process did not see).
  */
-import { randomBytes } from 'node:crypto';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
-import { purchaseResource, priceSplitView, type PurchaseStatus } from '../../machines/purchase/view.ts';
-import { MARKET_FEE_BPS, MARKET_LANES, assertGross, priceSplit, type MarketAsset } from '../../machines/money/market.ts';
+import { purchaseResource, type PurchaseStatus } from '../../machines/purchase/view.ts';
+import type { MarketAsset } from '../../machines/money/market.ts';
+import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
@@ -28,7 +28,9 @@ import { bindingCompanion, bindLegs } from './leg-nonces.ts';
 import { CompanionRefusedError } from '../engine/errors.ts';
 import { joinCompanions } from '../engine/companions.ts';
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
-import { assetId, DEFAULT_TIMEOUT_S, laneExtra, laneNetwork, type PaymentRequirements } from './requirements.ts';
+import { DEFAULT_TIMEOUT_S } from './requirements.ts';
+import { newIntentId } from './intent-id.ts';
+import { quoteAnswer, quoteAnswerJson, quoteTerms, type QuoteAnswer, type QuoteTerms } from './quote-answer.ts';
 import type { SearchIndex } from './search-index.ts';
 import { quoteChoice } from './quote-choice.ts';
 
@@ -91,61 +93,62 @@ export class Purchases {
     deps.usdc.onSettled((authorizer, nonce, tx, bound) => this.legSettled('USDC', authorizer, nonce, tx, bound));
   }
 
+  private readonly terms = new WeakMap<ListingRecord, Partial<Record<MarketAsset, QuoteTerms>>>();
+
   private now(): number {
     return (this.deps.clock ?? Date.now)();
   }
 
   /** The best listing for the capability under the ceilings; a purchase actor in QUOTED. */
-  async quote(q: QuoteInput) {
+  async quote(q: QuoteInput): Promise<QuoteAnswer> {
+    const { terms, intentId, expiresAt } = await this.quoted(q);
+    return quoteAnswer(terms, intentId, expiresAt);
+  }
+
+  /** `quote`'s answer as JSON text, filled into the text kept for the listing's version and asset. */
+  async quoteJson(q: QuoteInput): Promise<string> {
+    const { terms, intentId, expiresAt } = await this.quoted(q);
+    return quoteAnswerJson(terms, intentId, expiresAt);
+  }
+
+  private async quoted(q: QuoteInput): Promise<{ terms: QuoteTerms; intentId: string; expiresAt: number }> {
     // Listings with latency data under the ceiling first (by relevance), those without last.
     const best = quoteChoice(this.deps.index.search({ capability: q.capability, maxPrice: q.maxPrice, asset: q.asset }), q.maxLatencyMs);
-    const accepted = best?.record.accepted_assets.find((a) => a.asset === q.asset);
-    if (!best || !accepted) throw new MarketRefusal('no_matching_resource', `No listing offers "${q.capability}" in ${q.asset} under the ceilings.`);
-    const split = priceSplit(q.asset, BigInt(accepted.seller_price_atomic));
-    assertGross(split.total, split.seller, split.fee);
+    const terms = best && this.termsOf(best.record, q.asset);
+    if (!terms) throw new MarketRefusal('no_matching_resource', `No listing offers "${q.capability}" in ${q.asset} under the ceilings.`);
     const at = this.now();
-    const intentId = `pi_${randomBytes(12).toString('hex')}`;
+    const intentId = newIntentId();
     const event = {
       type: 'purchase.quote',
       id: `quote:${intentId}`,
       at,
       intent_id: intentId,
-      resource_id: best.record.resource_id,
+      resource_id: terms.record.resource_id,
       asset: q.asset,
-      network: laneNetwork(q.asset, this.deps.usdc.token),
-      scheme: MARKET_LANES[q.asset].scheme,
-      seller: { pay_to: accepted.pay_to, amount: split.seller.toString() },
-      fee: { pay_to: this.deps.feeAddresses[q.asset], amount: split.fee.toString() },
-      total: split.total.toString(),
-      fee_bps: MARKET_FEE_BPS,
+      network: terms.network,
+      scheme: terms.scheme,
+      seller: { pay_to: terms.seller.pay_to, amount: terms.seller.amount },
+      fee: { pay_to: terms.fee.pay_to, amount: terms.fee.amount },
+      total: terms.total,
+      fee_bps: terms.fee_bps,
       expires_at: at + DEFAULT_TIMEOUT_S * 1000,
       ...(q.asset === 'ANM' && { required_confirmations: this.deps.anmConfirmations ?? ANM_SETTLEMENT_DEPTH }),
     } satisfies PurchaseEvent;
-    const ref = (leg: 'seller' | 'fee') => (q.asset === 'ANM' ? { reference: legReference(intentId, leg) } : {});
     await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, event);
-    const ctx = { ...event, created_at: at } as unknown as PurchaseContext;
-    return {
-      intent_id: intentId,
-      status: 'QUOTED' as const,
-      resource: { resource_id: best.record.resource_id, name: best.record.name, endpoint: best.record.endpoint, method: best.record.method },
-      price: priceSplitView(ctx),
-      expires_at: Math.floor(event.expires_at / 1000),
-      payment_requirements: {
-        x402Version: 2,
-        resource: { url: best.record.endpoint, description: best.record.description },
-        accepts: [
-          {
-            scheme: event.scheme,
-            network: event.network,
-            asset: assetId(q.asset, this.deps.usdc.token),
-            amount: event.total,
-            payTo: event.seller.pay_to,
-            maxTimeoutSeconds: DEFAULT_TIMEOUT_S,
-            extra: { ...laneExtra(q.asset, this.deps.usdc.token), intent_id: intentId, legs: { seller: { payTo: event.seller.pay_to, amount: event.seller.amount, ...ref('seller') }, fee: { payTo: event.fee.pay_to, amount: event.fee.amount, ...ref('fee') } } },
-          } satisfies PaymentRequirements,
-        ],
-      },
-    };
+    return { terms, intentId, expiresAt: event.expires_at };
+  }
+
+  /** A listing version's terms in one asset, kept with its record (a new version is a new record); undefined: not offered in it. */
+  private termsOf(record: ListingRecord, asset: MarketAsset): QuoteTerms | undefined {
+    let byAsset = this.terms.get(record);
+    let t = byAsset?.[asset];
+    if (t) return t;
+    const accepted = record.accepted_assets.find((a) => a.asset === asset);
+    if (!accepted) return undefined;
+    t = quoteTerms(record, accepted, asset, this.deps.usdc.token, this.deps.feeAddresses[asset]);
+    if (!byAsset) this.terms.set(record, (byAsset = {}));
+    byAsset[asset] = t;
+    return t;
   }
 
   async read(intentId: string): Promise<PurchaseRead | null> {

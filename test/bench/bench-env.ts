@@ -17,3 +17,15 @@ export function databaseTransport(databaseUrl: string): string {
   const socket = url.searchParams.get('host');
   return socket ? `PostgreSQL over the Unix socket in ${socket}` : `PostgreSQL over TCP ${url.hostname}:${url.port || 5432}`;
 }
+
+/**
+ * Names the bench's pool connections `app` (DATABASE_URL's application_name), so that their
+ * PostgreSQL backends' CPU can be told from other users' of the server. Before the backends
+ * helper is imported, which reads DATABASE_URL once.
+ */
+export function nameBackends(app: string): { app: string; databaseUrl: string } {
+  const u = new URL(process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test');
+  u.searchParams.set('application_name', app);
+  process.env.DATABASE_URL = u.toString();
+  return { app, databaseUrl: process.env.DATABASE_URL };
+}
