@@ -104,8 +104,8 @@ export function step(def: DurableMachine, current: PersistedSnapshot, event: Eve
 }
 
 /**
- * The status `event` would lead to from `current`, without making the snapshot: for an answer
- * given before the event is written (it is written right after, and the write steps again).
+ * The status `event` would lead to from `current`, without making the snapshot: the reference a
+ * rule that predicts it (as `statusAfterAnswer` does for an execution's answer) is tested against.
  */
 export function statusAfter(def: DurableMachine, current: PersistedSnapshot, event: EventFromLogic<AnyStateMachine>): string {
   const [next] = collecting(def.machine, (scope) => def.machine.transition(restore(def, current), event, scope));

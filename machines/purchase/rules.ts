@@ -105,3 +105,14 @@ export function executionSellerSettled(ctx: PurchaseContext): boolean {
 export function chainBothSettled(ctx: PurchaseContext): boolean {
   return ctx.chain != null && legSettled(ctx.chain, 'seller') && legSettled(ctx.chain, 'fee');
 }
+
+/**
+ * The status an `execute.answered` without a fee transaction leads to from EXECUTING, as the
+ * machine's branches decide it: the execute response's `purchase_status`, given before the
+ * answer is recorded (ADR 0059). An answer recorded already is taken by no branch.
+ */
+export function statusAfterAnswer(ctx: PurchaseContext, sellerStatus: number): 'EXECUTING' | 'SETTLED' | 'SELLER_FAILED' {
+  if (sellerAnswered(ctx)) return 'EXECUTING';
+  if (sellerStatus >= 400) return 'SELLER_FAILED';
+  return chainBothSettled(ctx) ? 'SETTLED' : 'EXECUTING';
+}

@@ -10,10 +10,9 @@
  * One durable commit stands before the seller's answer goes back (ADR 0046): EXECUTING with the
  * legs' nonce bindings. The answer is recorded, and the fee taken, right after it is handed over.
  */
-import { statusAfter } from '../../machines/kit/step.ts';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
-import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
+import { statusAfterAnswer } from '../../machines/purchase/rules.ts';
 import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { Db } from '../../storage/db.ts';
 import { CompanionRefusedError } from '../engine/errors.ts';
@@ -28,7 +27,8 @@ import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { Listings } from './listings.ts';
 import { PURCHASE_KIND, type Purchases } from './purchases.ts';
-import { legStatesAhead, verifyUsdcLeg } from './usdc-purchase.ts';
+import { decodeLeg } from './leg-codec.ts';
+import { legStatesAhead, usdcLegForWrite, verifyUsdcLeg, type LegForWrite } from './usdc-purchase.ts';
 
 export type { ExecuteResult } from './execution-answer.ts';
 
@@ -82,9 +82,11 @@ export class Executions {
    * more, EXECUTING for a served one (the fee follows; `GET /api/v1/purchases/{id}`).
    */
   async execute(input: ExecuteInput, deliver?: Deliver): Promise<ExecuteResult> {
-    const { purchases } = this.deps;
-    // The ledger's states for a USDC fee leg are read while the purchase is looked up.
-    const feeStates = legStatesAhead(this.deps.usdc, input.fee);
+    const { purchases, usdc } = this.deps;
+    const feeLeg = decodeLeg(input.fee, usdc.token);
+    // A ledger that checks a leg in the statement recording it is not read before (ADR 0059);
+    // another one's states for a USDC fee leg are read while the purchase is looked up.
+    const feeStates = usdc.ledger.checkCompanion ? undefined : legStatesAhead(usdc, input.fee, feeLeg);
     // Decided from the row this process last saw when it has one: the EXECUTING write checks
     // its version, and a purchase moved on meanwhile is refused there.
     const p = await purchases.recent(input.intentId);
@@ -99,25 +101,35 @@ export class Executions {
     // refusal still comes after theirs.
     const target = this.targetOf(p.ctx.resource_id);
     target.catch(() => undefined);
-    const { fee, seller } = anm ? await this.verifyAnm(p.ctx, header.name, input) : { fee: await verifyUsdcLeg(this.deps.usdc, p.ctx, 'fee', input.fee, feeStates), seller: null };
-    if (header.nonce === fee.nonce) throw new MarketRefusal('invalid_payment', 'seller_payment carries the fee leg itself.', 'invalid_payload');
+    const { fee, seller, ledger } = anm ? { ...(await this.verifyAnm(p.ctx, header.name, input)), ledger: null } : await this.verifyUsdcFee(p.ctx, input.fee, feeLeg, feeStates);
+    // The ledger's refusal, when the statement below was to check it, still comes before these.
+    const refuse = async (err: unknown): Promise<never> => {
+      await ledger?.refusal();
+      throw err;
+    };
+    if (header.nonce === fee.nonce) await refuse(new MarketRefusal('invalid_payment', 'seller_payment carries the fee leg itself.', 'invalid_payload'));
     const timeoutMs = this.deps.forward.timeoutMs ?? SELLER_TIMEOUT_MS;
     const deadline = this.now() + timeoutMs + RECORD_GRACE_MS;
     // The fee is settled after the seller answered, so it must still be valid then.
     if (fee.valid_before < deadline) {
-      throw new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before');
+      await refuse(new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before'));
     }
-    const listing = await target;
+    const listing = await target.catch(refuse);
 
     // Recorded with both transfers bound to this intent and, on ANM, their nonces held (ADR 0043):
     // the fee transfer waits for the seller's, and the forwarded seller transfer backs one execution only.
     // One event id per intent: a second execution is a duplicate, whatever its fee leg.
     const execute = { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline, ...(seller?.tx_hash && { seller_tx: seller.tx_hash }) } satisfies PurchaseEvent;
-    const started = await purchases.recordLegs(p.ctx, execute, { seller, fee });
+    // On USDC the statement checks the fee leg on the ledger too, where the ledger can (ADR 0059).
+    const started = await purchases.recordLegs(p.ctx, execute, { seller, fee }, ledger?.companion, ledger?.refusal).catch(async (err: unknown) => {
+      if (!(err instanceof CompanionRefusedError) || !ledger) throw err;
+      // Refused again after the bindings: the ledger moved in between; its read says why.
+      return refuse(new MarketRefusal('ledger_unavailable', 'fee leg: the ledger changed while the execution was recorded; retry.'));
+    });
     const actor = { kind: PURCHASE_KIND, id: input.intentId };
     if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
-      if (started.status === 'QUOTED' || started.status === 'EXPIRED') throw new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.');
-      throw new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.');
+      if (started.status === 'QUOTED' || started.status === 'EXPIRED') await refuse(new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.'));
+      await refuse(new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.'));
     }
 
     // Until its answer is recorded and its fee step done, the watch leaves it to this call.
@@ -141,7 +153,8 @@ export class Executions {
       const answer = { type: 'execute.answered', id: `execute-answered:${input.intentId}`, at: this.now(), seller_status: res.status } satisfies PurchaseEvent;
       // The buyer has the answer before it is recorded: a process that dies in between records
       // none, and the execution's deadline ends it SELLER_FAILED with no fee taken.
-      const result = executionResult(input.intentId, statusAfter(purchaseDefinition, started.snapshot, answer) as PurchaseStatus, res);
+      // The status the answer's record will give, from the rule the machine's branches follow: no step made twice.
+      const result = executionResult(input.intentId, statusAfterAnswer(started.snapshot.context as PurchaseContext, res.status), res);
       deliver?.(result);
       // A served USDC answer settles the fee in the statement that records it, where the ledger can.
       const served = res.status < 400 && !anm;
@@ -190,6 +203,16 @@ export class Executions {
   private async verifyAnm(ctx: PurchaseContext, headerName: string, input: ExecuteInput): Promise<{ fee: VerifiedLeg; seller: VerifiedLeg }> {
     if (headerName !== 'PAYMENT-SIGNATURE') throw new MarketRefusal('invalid_payment', 'An ANM seller is paid with an x402 v2 exact-anm payment (PAYMENT-SIGNATURE).', 'invalid_payload');
     return verifyAnmLegs(this.deps.anm!, ctx, { seller: input.sellerPayment, fee: input.fee }, true);
+  }
+
+  /**
+   * USDC: the fee leg against the quote and its signature; its ledger check goes into the
+   * statement that records the execution where the ledger can (ADR 0059), else it is read here.
+   */
+  private async verifyUsdcFee(ctx: PurchaseContext, raw: unknown, decoded: ReturnType<typeof decodeLeg>, states: ReturnType<typeof legStatesAhead>): Promise<{ fee: VerifiedLeg; seller: null; ledger: LegForWrite | null }> {
+    const inWrite = await usdcLegForWrite(this.deps.usdc, ctx, 'fee', raw, decoded);
+    if (inWrite) return { fee: inWrite.leg, seller: null, ledger: inWrite };
+    return { fee: await verifyUsdcLeg(this.deps.usdc, ctx, 'fee', raw, decoded, states), seller: null, ledger: null };
   }
 
   /**

@@ -256,9 +256,12 @@ export class Purchases {
    * with their nonce bindings and, on ANM, their account nonces held (ADR 0043), written in its
    * own statement. When one is taken already, that statement writes nothing: they are written on
    * their own in one transaction, which tells a replay or a held nonce (thrown, nothing kept)
-   * from this purchase's own earlier attempt, and the event is applied without them.
+   * from this purchase's own earlier attempt, and the event is applied without them. `record`:
+   * a companion of the caller's, written with them (a first response's record, a fee leg's
+   * ledger check); `refused` runs first when that statement is refused, to throw `record`'s own
+   * reason before the bindings' (a ledger check reads the ledger).
    */
-  async recordLegs(ctx: PurchaseContext, event: PurchaseEvent, legs: { seller: VerifiedLeg | null; fee: VerifiedLeg }, record?: CreateCompanion): Promise<ApplyResult> {
+  async recordLegs(ctx: PurchaseContext, event: PurchaseEvent, legs: { seller: VerifiedLeg | null; fee: VerifiedLeg }, record?: CreateCompanion | null, refused?: () => Promise<void>): Promise<ApplyResult> {
     const intentId = ctx.intent_id;
     const toBind = [...(legs.seller ? [{ leg: legs.seller, name: 'seller' as const }] : []), { leg: legs.fee, name: 'fee' as const }];
     const held = ctx.asset === 'ANM' && legs.seller ? anmNonces({ seller: legs.seller, fee: legs.fee }) : null;
@@ -268,6 +271,8 @@ export class Purchases {
       return await this.deps.host.apply(target, event, record ? joinCompanions(binding, record) : binding);
     } catch (err) {
       if (!(err instanceof CompanionRefusedError)) throw err;
+      // `record`'s own refusal, if it says why, comes before the bindings'.
+      await refused?.();
       if (!held) await bindLegs(this.deps.db, ctx.asset, intentId, toBind);
       else {
         await this.deps.db.tx(async (q) => {
@@ -275,7 +280,7 @@ export class Purchases {
           await bindLegs(q, ctx.asset, intentId, toBind);
         });
       }
-      return this.deps.host.apply(target, event, record);
+      return this.deps.host.apply(target, event, record ?? undefined);
     }
   }
 

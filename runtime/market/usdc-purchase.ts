@@ -10,6 +10,7 @@ import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import { stateKey, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
 import type { AuthorizationState, StatesRead } from './lanes/usdc-ledger.ts';
+import type { CreateCompanion } from '../engine/actor-types.ts';
 import { decodeLeg, type DecodedLeg } from './leg-codec.ts';
 
 type LegName = 'seller' | 'fee';
@@ -28,7 +29,7 @@ function refuse(leg: LegName, reason: string, message: string): never {
   throw new MarketRefusal('invalid_payment', `${leg} leg: ${message}`, reason);
 }
 
-async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, known?: DecodedLeg): Promise<SignedLeg> {
+async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, known?: DecodedLeg | null): Promise<SignedLeg> {
   const decoded = known ?? decodeLeg(raw, lane.token);
   if (!decoded) return refuse(leg, 'invalid_payload', 'not base64 JSON of an x402 payment payload');
   const amount = BigInt(ctx[leg].amount);
@@ -45,10 +46,13 @@ async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedL
     const c = checks[i]!;
     if (!c.ok && c.unavailable) throw new MarketRefusal('ledger_unavailable', `${l.name} leg: ${c.message}`, c.reason);
     if (!c.ok) return refuse(l.name, c.reason, c.message);
-    const a = c.payload.authorization;
-    const leg = { pay_to: ctx[l.name].pay_to, amount: a.value, payer: c.payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...c.payload } };
-    return { leg, balance: c.balance };
+    return { leg: verifiedOf(ctx, l.name, c.payer, c.payload), balance: c.balance };
   });
+}
+
+function verifiedOf(ctx: PurchaseContext, name: LegName, payer: string, payload: ExactEvmPayload): VerifiedLeg {
+  const a = payload.authorization;
+  return { pay_to: ctx[name].pay_to, amount: a.value, payer, nonce: a.nonce.toLowerCase(), valid_before: Number(a.validBefore) * 1000, payload: { ...payload } };
 }
 
 /** Both legs decoded once: by the read ahead, for the checks after it. */
@@ -101,8 +105,8 @@ function namedAuthorization(leg: DecodedLeg | null): { authorizer: string; nonce
  * states are used only for a leg whose signature proves that authorizer (`checkSigned`).
  * Undefined for a leg that names none (an ANM leg, or malformed: the checks refuse it later).
  */
-export function legStatesAhead(lane: UsdcLane, raw: unknown): Promise<KnownStates | undefined> | undefined {
-  const named = namedAuthorization(decodeLeg(raw, lane.token));
+export function legStatesAhead(lane: UsdcLane, raw: unknown, decoded = decodeLeg(raw, lane.token)): Promise<KnownStates | undefined> | undefined {
+  const named = namedAuthorization(decoded);
   if (!named) return undefined;
   // A failed read is not an answer: the ledger is asked again after the signature check.
   return lane.readStates([named]).then(
@@ -112,13 +116,36 @@ export function legStatesAhead(lane: UsdcLane, raw: unknown): Promise<KnownState
 }
 
 /** One leg against the quote, its signature and the ledger; throws the refusal to answer with. */
-export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, ahead = legStatesAhead(lane, raw)): Promise<VerifiedLeg> {
+export async function verifyUsdcLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, decoded = decodeLeg(raw, lane.token), ahead = legStatesAhead(lane, raw, decoded)): Promise<VerifiedLeg> {
   // The recovery is synchronous and the read's statement is written to its socket on the next
   // ticks: without this turn the check would run before the read was even sent.
   if (ahead) await new Promise<void>((resolve) => setImmediate(resolve));
-  const signed = await signedLeg(lane, ctx, leg, raw);
+  const signed = await signedLeg(lane, ctx, leg, raw, decoded);
   const [checked] = await ledgerChecked(lane, ctx, [signed], await ahead);
   return checked!.leg;
+}
+
+/** A leg whose signature holds, with the ledger's part of its check left to the statement that records it. */
+export interface LegForWrite {
+  leg: VerifiedLeg;
+  /** The ledger check as a guard for the recording statement (`UsdcLedger.checkCompanion`); null when it was read already. */
+  companion: CreateCompanion | null;
+  /** Reads the ledger and throws its refusal, if it has one: run before any refusal that came after the ledger's. */
+  refusal: () => Promise<void>;
+}
+
+/**
+ * One leg against the quote and its signature, for a ledger that checks inside the recording
+ * statement (ADR 0059); null when the ledger cannot, and the leg is verified as a whole instead.
+ */
+export async function usdcLegForWrite(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw: unknown, decoded: DecodedLeg | null): Promise<LegForWrite | null> {
+  const check = lane.ledger.checkCompanion?.bind(lane.ledger);
+  if (!check) return null;
+  const signed = await signedLeg(lane, ctx, leg, raw, decoded);
+  const verified = verifiedOf(ctx, leg, signed.payer, signed.payload);
+  // A leg recorded already may use its nonce again: the guard knows no such leg, the read does.
+  if (signed.allowUsedNonce) return { leg: (await ledgerChecked(lane, ctx, [signed]))[0]!.leg, companion: null, refusal: () => Promise.resolve() };
+  return { leg: verified, companion: check(signed.payer, signed.payload.authorization.nonce, signed.amount), refusal: async () => void (await ledgerChecked(lane, ctx, [signed])) };
 }
 
 /**

@@ -1,19 +1,20 @@
 /**
  * A regression guard for `npm run bench:execute`'s USDC row that no load on the machine can
  * move: the SQL statements of `POST /api/v1/route/execute`, counted at the database port, and
- * which of them stand before the seller's answer goes back (ADR 0046). Before it: the ledger
- * read of the fee leg and the one statement that writes EXECUTING with the fee nonce's binding
- * (in a process that did not quote, a read of the purchase too, sent after the ledger read so
- * that the two overlap): one durable commit. After it: the answer's record, with the fee's
- * settlement in the same statement (ADR 0052). A change that adds a round trip, or moves one
- * back in front of the answer, fails here.
+ * which of them stand before the seller's answer goes back (ADR 0046). Before it: the one
+ * statement that writes EXECUTING with the fee nonce's binding and checks the fee leg on the
+ * ledger (ADR 0059; in a process that did not quote, a read of the purchase first): one durable
+ * commit. After it: the answer's record, with the fee's settlement in the same statement (ADR
+ * 0052). A change that adds a round trip, or moves one back in front of the answer, fails here;
+ * so does a ledger refusal that no longer comes first.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildMarketApp } from '../../gateway/market/app.ts';
+import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
@@ -97,15 +98,26 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
   const write = 'WITH up AS (UPDATE actors ';
   const ledgerRead = 'SELECT EXISTS (SELECT 1 FR';
 
-  it('in the process that made the quote: two statements before the answer (one commit), three in all', async () => {
+  it('in the process that made the quote: one statement before the answer (one commit), two in all', async () => {
     await execute(0);
     const { before, all, intentId } = await execute(0);
-    expect(before).toEqual([ledgerRead, write]);
+    expect(before).toEqual([write]);
     // After the answer: its record, with the fee's settlement in the same statement.
-    expect(all).toEqual([ledgerRead, write, write]);
+    expect(all).toEqual([write, write]);
     const fee = (await quoting.purchases.read(intentId))!.ctx.execution!.fee;
     const { rows } = await b.db.query<{ tx_hash: string; recipient: string }>(`SELECT tx_hash, recipient FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [fee.payer, fee.nonce]);
     expect(rows).toEqual([{ tx_hash: fee.tx, recipient: FEE.USDC }]);
+  });
+
+  it("the purchase machine steps once per recorded event (the quote, the execution, the answer): the response's status comes from the rule, not a step more", async () => {
+    await execute(0);
+    const steps = vi.spyOn(purchaseDefinition.machine, 'transition');
+    try {
+      await execute(0);
+      expect(steps).toHaveBeenCalledTimes(3);
+    } finally {
+      steps.mockRestore();
+    }
   });
 
   it("the listing's paid-call success rides on the answer's record: one outbox row for the listing", async () => {
@@ -114,13 +126,12 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     expect(rows.map((r) => [r.msg_id, r.subject.startsWith('actor.listing.'), r.ok])).toEqual([[`executed:${intentId}`, true, true]]);
   });
 
-  it('in another process: the purchase read too, overlapping the ledger read, then the same', async () => {
+  it('in another process: the purchase read too, then the same', async () => {
     // Its first execution reads the listing's endpoint, kept from then on.
     await execute(1);
     const { before, all } = await execute(1);
-    // The fee leg's ledger read is sent first, so that it overlaps the purchase's read.
-    expect(before).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write]);
-    expect(all).toEqual([ledgerRead, 'SELECT state, snapshot, ve', write, write]);
+    expect(before).toEqual(['SELECT state, snapshot, ve', write]);
+    expect(all).toEqual(['SELECT state, snapshot, ve', write, write]);
   });
 
   describe('the fee the ledger no longer takes after the answer: the statement that would record it writes nothing, the settlement on its own says why', () => {
@@ -177,8 +188,8 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     statements.length = 0;
     const ok = await send(mine.q.intent_id, mine.fee, mine.header);
     expect(ok.statusCode, ok.body).toBe(200);
-    // The ledger, the refused write, the binding on its own, the write without bindings.
-    expect(atAnswer.map((x) => x.slice(0, 26))).toEqual([ledgerRead, write, 'WITH x AS (SELECT * FROM u', write]);
+    // The refused write, the ledger read that clears it, the binding on its own, the write without bindings.
+    expect(atAnswer.map((x) => x.slice(0, 26))).toEqual([write, ledgerRead, 'WITH x AS (SELECT * FROM u', write]);
     await waitFor(async () => (await quoting.purchases.read(mine.q.intent_id))?.status === 'SETTLED', 10_000, 'the fee settled');
 
     // A fee leg not used yet on the ledger, but bound to a third intent (its purchase or execution under way).
@@ -191,5 +202,48 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     expect(replayed.json<{ error: { code: string } }>().error.code).toBe('leg_replayed');
     expect((await quoting.purchases.read(other.q.intent_id))!.status).toBe('QUOTED');
     expect((await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1`, [other.q.intent_id])).rows[0]!.n).toBe(before);
+  });
+  describe("the fee leg's ledger check, made by the statement that records the execution: its refusals as before, first, and nothing written", () => {
+    async function refused(o: { fund: bigint; validBefore?: number; settleFirst?: boolean }) {
+      const payer = privateKeyToAccount(generatePrivateKey());
+      const q = await quoting.purchases.quote({ capability: 'answer', asset: 'USDC' });
+      const l = q.payment_requirements.accepts[0]!.extra.legs;
+      if (o.fund > 0n) await quoting.ledger.fund(payer.address, o.fund);
+      const fee = await signLeg(payer, { to: l.fee.payTo, value: l.fee.amount, ...(o.validBefore !== undefined && { validBefore: o.validBefore }) });
+      if (o.settleFirst) {
+        const auth = (fee as { payload: { authorization: Parameters<MarketServices['ledger']['transferWithAuthorization']>[0] } }).payload.authorization;
+        expect((await quoting.ledger.transferWithAuthorization(auth, Math.floor(Date.now() / 1000))).ok).toBe(true);
+      }
+      const header = Buffer.from(JSON.stringify(await signLeg(buyer, { to: l.seller.payTo, value: l.seller.amount }))).toString('base64');
+      let called = false;
+      duringCall = () => Promise.resolve((called = true));
+      try {
+        const res = await apps[0]!.inject({ method: 'POST', url: '/api/v1/route/execute', headers: { 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header } });
+        const events = (await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1`, [q.intent_id])).rows[0]!.n;
+        const bound = (await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM market_leg_nonces WHERE intent_id = $1`, [q.intent_id])).rows[0]!.n;
+        return { status: res.statusCode, code: res.json<{ error: { code: string; message: string } }>().error.code, message: res.json<{ error: { message: string } }>().error.message, state: (await quoting.purchases.read(q.intent_id))!.status, events, bound, called };
+      } finally {
+        duringCall = null;
+      }
+    }
+    const nothing = { state: 'QUOTED', events: 1, bound: 0, called: false };
+
+    it('a payer whose balance is short: 402 insufficient balance', async () => {
+      const r = await refused({ fund: 1n });
+      expect(r).toMatchObject({ status: 402, code: 'invalid_payment', ...nothing });
+      expect(r.message).toContain('invalid_exact_evm_insufficient_balance');
+    });
+
+    it('a fee authorization used on the ledger already: 409 leg_replayed, nonce already used', async () => {
+      const r = await refused({ fund: 10n ** 9n, settleFirst: true });
+      expect(r).toMatchObject({ status: 409, code: 'leg_replayed', ...nothing });
+      expect(r.message).toContain('invalid_exact_evm_nonce_already_used');
+    });
+
+    it("the ledger's refusal still comes before a later one (a fee leg valid too briefly for the execution)", async () => {
+      const r = await refused({ fund: 0n, validBefore: Math.floor(Date.now() / 1000) + 20 });
+      expect(r).toMatchObject({ status: 402, code: 'invalid_payment', ...nothing });
+      expect(r.message).toContain('invalid_exact_evm_insufficient_balance');
+    });
   });
 });

@@ -16,6 +16,7 @@ import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import { TERMINAL } from '../../machines/purchase/view.ts';
 import { priceSplit } from '../../machines/money/market.ts';
+import { answerRuleAgrees } from './answer-status.ts';
 
 const T = 1_800_000_000_000;
 const REQUIRED = 3;
@@ -60,10 +61,13 @@ type Raw = Record<string, unknown>;
 const SETTLING: Raw[] = [{ type: 'execute.answered', at: T + 1500, seller_status: 200 }, included(SELLER_TX, 1, 3), included(FEE_TX, 3, 3, 1), { type: 'chain.block', at: T + 3000, head: 5, pos: 2, inclusion: 1 }];
 /** Served, and the seller transfer never settles before the fee leg expires. */
 const UNPAID: Raw[] = [{ type: 'execute.answered', at: T + 1500, seller_status: 200 }, { type: 'timer.expired', at: T + 700_000, timer: 'seller_deadline', generation: 1 }];
+/** Both transfers deep before the answer is recorded (the buyer sent the fee transfer itself): a served answer then settles. */
+const EARLY: Raw[] = [included(SELLER_TX, 1, 3), included(FEE_TX, 3, 3, 1), { type: 'chain.block', at: T + 3000, head: 5, pos: 2, inclusion: 1 }];
 
 describe('ANM routed execution: purchase machine model (ADR 0038)', () => {
-  it('fee taken only when served and both transfers deep; SELLER_FAILED never with the fee; replay equals the snapshot', () => {
+  it('fee taken only when served and both transfers deep; SELLER_FAILED never with the fee; replay equals the snapshot; the execute response says the status the answer leads to', () => {
     const reached = new Set<string>();
+    const answered = new Set<string>();
     fc.assert(
       fc.property(fc.boolean(), fc.array(eventArb, { maxLength: 25 }), (executeFirst, raw) => {
         const events = [quote, ...[...(executeFirst ? [execute] : []), ...raw].map((e, i) => ({ ...e, id: `e${i}` }))].map((e) => purchaseDefinition.events.parse(e) as EventBase);
@@ -77,6 +81,7 @@ describe('ANM routed execution: purchase machine model (ADR 0038)', () => {
           snap = r.snapshot;
           status = r.status;
           reached.add(status);
+          if (status === 'EXECUTING') answerRuleAgrees(snap, T + 1500, answered);
           const ctx = snap.context as PurchaseContext;
           const ex = ctx.execution;
           const served = ex?.seller_status != null && ex.seller_status < 400;
@@ -87,9 +92,10 @@ describe('ANM routed execution: purchase machine model (ADR 0038)', () => {
         }
         if (JSON.stringify(replay(purchaseDefinition, applied)) !== JSON.stringify(snap)) throw new Error('replay differs from the snapshot');
       }),
-      { numRuns: 500, examples: [[true, SETTLING], [true, UNPAID]] },
+      { numRuns: 500, examples: [[true, SETTLING], [true, UNPAID], [true, EARLY]] },
     );
     expect([...reached].sort()).toEqual(['EXECUTING', 'EXPIRED', 'FEE_FAILED', 'QUOTED', 'SELLER_FAILED', 'SETTLED']);
+    expect([...answered].sort()).toEqual(['EXECUTING', 'SELLER_FAILED', 'SETTLED']);
   });
 
   it("the fee transfer's signals in any order, duplicated, with a reorg of it: SETTLED as in order", () => {

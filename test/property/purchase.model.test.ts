@@ -15,6 +15,7 @@ import { TERMINAL } from '../../machines/purchase/view.ts';
 import { priceSplit } from '../../machines/money/market.ts';
 import type { EventBase } from '../../machines/kit/durable.ts';
 import { legSettled } from '../../machines/purchase/chain-legs.ts';
+import { answerRuleAgrees } from './answer-status.ts';
 
 const T = 1_800_000_000_000;
 
@@ -56,8 +57,9 @@ const SETTLE_EVENTS: RandomEvent[] = [
 ];
 
 describe('purchase machine model (DESIGN §5)', () => {
-  it('fee only after seller; gross holds; terminal accepts nothing; replay equals the snapshot', () => {
+  it('fee only after seller; gross holds; terminal accepts nothing; replay equals the snapshot; the execute response says the status the answer leads to', () => {
     const reached = new Set<string>();
+    const answered = new Set<string>();
     fc.assert(
       fc.property(
         fc.bigInt(1n, 2n ** 200n).chain((seller) => {
@@ -78,6 +80,7 @@ describe('purchase machine model (DESIGN §5)', () => {
             snap = r.snapshot;
             status = r.status;
             reached.add(status);
+            if (status === 'EXECUTING') answerRuleAgrees(snap, T + 2000, answered);
             const ctx = snap.context as PurchaseContext;
             if (ctx.legs?.fee.tx && !ctx.legs.seller.tx) throw new Error('fee settled before the seller');
             const ex = ctx.execution;
@@ -99,6 +102,7 @@ describe('purchase machine model (DESIGN §5)', () => {
     );
     // The sequences must reach every state, or the properties above were checked on nothing.
     expect([...reached].sort()).toEqual(['EXECUTING', 'EXPIRED', 'FEE_FAILED', 'QUOTED', 'SELLER_FAILED', 'SETTLED', 'VERIFIED']);
+    expect([...answered].sort()).toEqual(['EXECUTING', 'SELLER_FAILED']);
   });
 });
 

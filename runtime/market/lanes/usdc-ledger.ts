@@ -78,6 +78,13 @@ export interface UsdcLedger {
    */
   settlementCompanion?(a: Authorization, nowS: number): { companion: CreateCompanion; tx: string } | null;
   /**
+   * The ledger's part of a leg's check (nonce unused, the authorizer's balance at least
+   * `amount`) as a guard on the statement that records the leg (ADR 0059), for a ledger kept in
+   * the same database: that statement fails whole when the check does not hold, and the caller
+   * then reads the ledger to say why. It reads and locks nothing it does not read anyway.
+   */
+  checkCompanion?(authorizer: string, nonce: string, amount: bigint): CreateCompanion;
+  /**
    * `transferWithAuthorization` of a verified authorization. The same authorization again
    * answers with its first transaction (`replay`); another use of a used nonce, a short
    * balance or an expired window fails with the x402 reason code.

@@ -108,6 +108,11 @@ export class UsdcSimLedger implements UsdcLedger {
     const tx = txOf(from, nonce);
     return { tx, companion: { ...SETTLEMENT_COMPANION, params: () => [from, nonce, to, a.value, tx] } };
   }
+
+  /** The leg's ledger check as a guard on the statement that records it (`UsdcLedger.checkCompanion`, ADR 0059). */
+  checkCompanion(authorizer: string, nonce: string, amount: bigint): CreateCompanion {
+    return { ...CHECK_COMPANION, params: () => [lower(authorizer), lower(nonce), amount.toString()] };
+  }
 }
 
 const txOf = (from: string, nonce: string): string => `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${from}:${nonce}`)))}`;
@@ -118,6 +123,19 @@ const SETTLEMENT_COMPANION: Omit<CreateCompanion, 'params'> = {
   arity: 5,
   cte: (n) => settleCtes(n, 'AND EXISTS (SELECT 1 FROM pe)'),
   guard: () => `EXISTS (SELECT 1 FROM claim)`,
+};
+
+/**
+ * What `authorizationStates` reads, as a guard ($1 authorizer, $2 nonce, $3 amount): the nonce
+ * unused and the balance enough, as the lane's `checkLedger` decides from the read. A CTE that
+ * only reads, so the statement still writes one actor's rows (DESIGN §2).
+ */
+const CHECK_COMPANION: Omit<CreateCompanion, 'params'> = {
+  name: 'usdc_check',
+  arity: 3,
+  cte: (n) => `ledger_ok AS (SELECT 1 WHERE coalesce((SELECT b.balance FROM usdc_balances b WHERE b.address = $${n}), 0) >= $${n + 2}::numeric
+             AND NOT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = $${n} AND u.nonce = $${n + 1}))`,
+  guard: () => `EXISTS (SELECT 1 FROM ledger_ok)`,
 };
 
 interface UsedAuthorization {
