@@ -23,6 +23,8 @@ export interface ListenOptions {
   publicBaseUrl?: string | undefined;
   /** HTTP_DRAIN_MS: on close, /healthz answers 503 this long before the listener closes. */
   drainMs?: number;
+  /** How often the process sweeps idempotency keys, rate buckets and sessions (10 minutes). */
+  sweepMs?: number;
 }
 
 const SWEEP_MS = 10 * 60 * 1000;
@@ -37,7 +39,7 @@ export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>
     void deps.idempotency.sweep().catch(() => undefined);
     void deps.rateBuckets?.sweep(bucketKinds).catch(() => undefined);
     void deps.dashboard?.sessions.sweep().catch(() => undefined);
-  }, SWEEP_MS);
+  }, listen.sweepMs ?? SWEEP_MS);
   sweep.unref();
   return {
     app,

@@ -19,7 +19,7 @@ export function priceText(c: PaymentLinkContext): string {
   return c.price.kind === 'fixed' ? money(c.price.amount, c.price.currency) : `${money(c.price.min_amount, c.price.currency)} – ${money(c.price.max_amount, c.price.currency)}`;
 }
 
-export function productHtml(link: PublicLink, assets: Pick<PageAssets, 'css' | 'icon'>, opts: { action: string; error?: string }): string {
+export function productHtml(link: Pick<PublicLink, 'snapshot' | 'mode' | 'merchant_name'>, assets: Pick<PageAssets, 'css' | 'icon'>, opts: { action: string; error?: string }): string {
   const c = link.snapshot.context as PaymentLinkContext;
   const left = unitsLeft(c);
   const soldOut = left !== null && left <= 0;

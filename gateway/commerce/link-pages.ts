@@ -8,12 +8,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { uiBundle } from '../../ui/build.ts';
+import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { PublicLink } from '../../runtime/commerce/links.ts';
 import { HANDLE_PATTERN } from '../../runtime/merchant/merchants.ts';
 import { pageHeaders } from '../checkout/headers.ts';
 import { messageHtml } from '../checkout/html.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError, ensureError } from '../errors.ts';
+import { PageCache, sendCached } from '../http/page-cache.ts';
 import { SLUG } from './link-input.ts';
 import { productHtml } from './link-html.ts';
 import { payLink } from './link-pay.ts';
@@ -32,6 +34,12 @@ function headers(): Record<string, string> {
   h['Content-Security-Policy'] = h['Content-Security-Policy']!.replace("form-action 'none'", "form-action 'self'");
   return h;
 }
+
+/**
+ * The product page's 200: public (no capability in its address), so a browser may keep it and
+ * revalidate it by its ETag on every view; `no-cache` never shows a kept copy unasked.
+ */
+const productHeaders: Record<string, string> = { ...headers(), 'Cache-Control': 'no-cache' };
 
 async function assets() {
   const b = await uiBundle();
@@ -53,11 +61,8 @@ export default async function linkPages(app: FastifyInstance, opts: { deps: Gate
     done(null, Object.fromEntries(new URLSearchParams(String(text))));
   });
 
-  async function find(p: Params): Promise<PublicLink | null> {
-    if (!HANDLE_PATTERN.test(p.handle) || !SLUG.test(p.slug)) return null;
-    const link = await commerce!.links.byHandle(p.handle, p.slug);
-    return link && link.state === 'ACTIVE' ? link : null;
-  }
+  // Rendered product pages by path, per link version (units left change with every hold).
+  const pages = new PageCache<Pick<PublicLink, 'snapshot' | 'mode' | 'merchant_name'>>();
 
   /** A test link is paid only by a request carrying its own merchant's dashboard session. */
   async function ownMerchant(req: FastifyRequest, link: PublicLink): Promise<boolean> {
@@ -68,9 +73,19 @@ export default async function linkPages(app: FastifyInstance, opts: { deps: Gate
   }
 
   app.get<{ Params: Params }>('/p/:handle/:slug', async (req, reply) => {
-    const link = await find(req.params);
-    if (!link) return notFound(reply);
-    return reply.code(200).headers(headers()).send(productHtml(link, await assets(), { action: req.url.split('?')[0]! }));
+    const p = req.params;
+    if (!HANDLE_PATTERN.test(p.handle) || !SLUG.test(p.slug)) return notFound(reply);
+    const action = req.url.split('?')[0]!;
+    const known = pages.get(action);
+    const r = await commerce.links.page(p.handle, p.slug, known);
+    if (!r || r.state !== 'ACTIVE') return notFound(reply);
+    // A null snapshot means the version the cached page was rendered from is still current.
+    const snapshot: PersistedSnapshot = r.snapshot ?? known!.row.snapshot;
+    const a = await assets();
+    const page = pages.page(action, { id: r.id, version: r.version, variant: `${r.mode} ${r.merchant_name}`, row: { snapshot, mode: r.mode, merchant_name: r.merchant_name } }, (row) =>
+      productHtml(row, a, { action }),
+    );
+    return sendCached(req, reply, productHeaders, page);
   });
 
   app.get<{ Params: { code: string } }>('/l/:code', async (req, reply) => {

@@ -87,7 +87,7 @@ export function paymentLinkPaths({ json, errors, op, rateHeaders }: PathHelpers)
     '/api/v1/payment-links/{id}': { get: op('Retrieve a payment link', { parameters: [linkId], responses: { '200': link, ...errors(401, 403, 404, 429) } }) },
     '/api/v1/payment-links/{id}/deactivate': { post: op('Deactivate a payment link (its pages answer 404)', { parameters: [linkId], responses: { '200': link, ...errors(401, 403, 404, 429) } }) },
     '/p/{handle}/{slug}': {
-      get: op('Payment link product page (public)', { security: [], tags: ['checkout'], parameters: page, responses: { '200': html('The product page.'), '404': html('Unknown or inactive link.') } }),
+      get: op('Payment link product page (public)', { security: [], tags: ['checkout'], parameters: page, responses: { '200': html('The product page, with an ETag (Cache-Control no-cache).'), '304': { description: 'If-None-Match named the page as it stands.' }, '404': html('Unknown or inactive link.') } }),
       post: op('A buyer presses Pay: holds a unit of a limited link, creates the intent, 303 to /c/{id}', {
         security: [],
         tags: ['checkout'],

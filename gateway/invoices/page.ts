@@ -13,14 +13,22 @@ import { messageHtml } from '../checkout/html.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { ensureError } from '../errors.ts';
 import { admit, ipLimit, refuse } from '../http/admission.ts';
+import { PageCache, sendCached } from '../http/page-cache.ts';
+import { isOverdue } from '../../machines/invoice/rules.ts';
+import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import { INVOICE_TOKEN, invoiceCommands } from './commands.ts';
 import { invoiceHtml } from './html.ts';
 
 /** The checkout's headers, but the page's own form may post to this origin. */
-function send(reply: FastifyReply, status: number, html: string): FastifyReply {
+function headers(): Record<string, string> {
   const h = pageHeaders(null);
   h['Content-Security-Policy'] = (h['Content-Security-Policy'] ?? '').replace("form-action 'none'", "form-action 'self'");
-  return reply.code(status).headers(h).send(html);
+  return h;
+}
+const HEADERS = headers();
+
+function send(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).headers(HEADERS).send(html);
 }
 
 async function assets() {
@@ -57,12 +65,26 @@ export default async function invoicePages(app: FastifyInstance, opts: { deps: G
     return INVOICE_TOKEN.test(token) && d.invoices ? d.invoices.byToken(token) : null;
   }
 
+  // Rendered pages by token, per invoice version, merchant name and whether it shows overdue.
+  const pages = new PageCache<{ snapshot: PersistedSnapshot; state: string; merchantName: string }>();
+
   app.get<{ Params: { token: string } }>('/i/:token', async (req, reply) => {
     const a = await admit(d.gate, req, reply, [ipLimit]);
     if (!a.admitted) return refuse(reply, a);
-    const inv = await find(req.params.token);
+    const token = req.params.token;
+    if (!INVOICE_TOKEN.test(token) || !d.invoices) return notFound(reply);
+    const known = pages.get(token);
+    const inv = await d.invoices.pageByToken(token, known);
     if (!inv) return notFound(reply);
-    return send(reply, 200, invoiceHtml(inv.snapshot.context as InvoiceContext, inv.state, { merchantName: inv.merchantName, now: now(), assets: await assets() }));
+    // A null snapshot means the version the cached page was rendered from is still current.
+    const snapshot = inv.snapshot ?? known!.row.snapshot;
+    const at = now();
+    const overdue = isOverdue(snapshot.context as InvoiceContext, inv.state, at);
+    const assetPaths = await assets();
+    const page = pages.page(token, { id: inv.id, version: inv.version, variant: `${overdue} ${inv.merchantName}`, row: { snapshot, state: inv.state, merchantName: inv.merchantName } }, (row) =>
+      invoiceHtml(row.snapshot.context as InvoiceContext, row.state, { merchantName: row.merchantName, now: at, assets: assetPaths }),
+    );
+    return sendCached(req, reply, HEADERS, page);
   });
 
   app.post<{ Params: { token: string } }>('/i/:token/pay', async (req, reply) => {

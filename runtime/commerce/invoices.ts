@@ -19,6 +19,15 @@ export interface PublicInvoice extends InvoiceRow {
   merchantName: string;
 }
 
+/** The invoice page's read: the snapshot is null when the caller's copy (`known`) is current. */
+export interface InvoicePageRow {
+  id: string;
+  version: number;
+  state: string;
+  snapshot: PersistedSnapshot | null;
+  merchantName: string;
+}
+
 /** What the public pay route needs to make an intent for the invoice's merchant. */
 export interface InvoicePayee {
   status: 'active' | 'suspended';
@@ -48,6 +57,18 @@ export class Invoices {
     );
     const r = rows[0];
     return r ? { id: r.id, state: r.state, snapshot: r.snapshot, merchant: r.merchant, mode: r.mode, merchantName: r.name ?? '' } : null;
+  }
+
+  /** `byToken` for the page: the invoice's version always, its snapshot only when not `known`'s. */
+  async pageByToken(token: string, known?: { id: string; version: number }): Promise<InvoicePageRow | null> {
+    const { rows } = await this.db.query<Omit<InvoicePageRow, 'merchantName'> & { name: string | null }>(
+      `SELECT a.id, a.version, a.state, CASE WHEN a.id = $2 AND a.version = $3 THEN NULL ELSE a.snapshot END AS snapshot, m.name
+         FROM invoice_tokens t JOIN actors a ON a.id = t.actor_id LEFT JOIN merchants m ON m.id = a.merchant
+        WHERE t.token = $1 AND a.kind = 'invoice' AND a.state <> 'DRAFT'`,
+      [token, known?.id ?? null, known?.version ?? null],
+    );
+    const r = rows[0];
+    return r ? { id: r.id, version: r.version, state: r.state, snapshot: r.snapshot, merchantName: r.name ?? '' } : null;
   }
 
   async payee(merchant: string, mode: Mode): Promise<InvoicePayee | null> {

@@ -36,6 +36,16 @@ export interface PayPress {
   retryAfter: number;
 }
 
+/** What the product page shows: the link's snapshot (null when the caller's copy is current) and its merchant's name. */
+export interface LinkPageRow {
+  id: string;
+  version: number;
+  state: string;
+  snapshot: PersistedSnapshot | null;
+  mode: Mode;
+  merchant_name: string;
+}
+
 export interface HoldRow {
   id: string;
   state: string;
@@ -73,6 +83,20 @@ export class LinkReads {
   /** The page behind `/p/{handle}/{slug}`, or null. */
   async byHandle(handle: string, slug: string): Promise<PublicLink | null> {
     const r = await this.db.query<PublicLink>(`${PUBLIC_SQL} WHERE m.handle = $1 AND p.slug = $2`, [handle, slug]);
+    return r.rows[0] ?? null;
+  }
+
+  /**
+   * The product page's read: the link's version on every call, its snapshot only when it is
+   * not the version the caller already rendered (`known`).
+   */
+  async page(handle: string, slug: string, known?: { id: string; version: number }): Promise<LinkPageRow | null> {
+    const r = await this.db.query<LinkPageRow>(
+      `SELECT a.id, a.version, a.state, CASE WHEN a.id = $3 AND a.version = $4 THEN NULL ELSE a.snapshot END AS snapshot, p.mode, m.name AS merchant_name
+         FROM payment_links p JOIN merchants m ON m.id = p.merchant JOIN actors a ON a.id = p.id
+        WHERE m.handle = $1 AND p.slug = $2`,
+      [handle, slug, known?.id ?? null, known?.version ?? null],
+    );
     return r.rows[0] ?? null;
   }
 

@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
-import { gateLimits } from '../../runtime/merchant/index.ts';
-import { gatewayBucketKinds, RateBuckets } from '../../runtime/merchant/rate-buckets.ts';
-import { DATABASE_URL, NATS_URL, realAvailable } from '../helpers/backends.ts';
+import { startHttp } from '../../gateway/server.ts';
+import { openCommerceServices } from '../../runtime/commerce/index.ts';
+import { gateLimits, openMerchantServices } from '../../runtime/merchant/index.ts';
+import { gatewayBucketKinds, RateBuckets, type BucketKind } from '../../runtime/merchant/rate-buckets.ts';
+import { DATABASE_URL, NATS_URL, realAvailable, waitFor } from '../helpers/backends.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { startLinkHarness, type LinkHarness } from './harness.ts';
 
@@ -103,5 +105,39 @@ describe.skipIf(!realAvailable)('Pay limit shared by two gateways on one databas
     const r = await fetch(`${second.http!.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', redirect: 'manual' });
     await r.arrayBuffer();
     expect(r.status).toBe(429);
+  });
+
+  it('a gateway process sweeps on its timer with its own limits, and stops sweeping once closed', async () => {
+    const db = t.h.services.db;
+    const config = t.h.services.config;
+    const merchant = await openMerchantServices(db, config, { demo: false });
+    const calls: BucketKind[][] = [];
+    const real = merchant.rateBuckets;
+    // The process's own sweep, counted: what it is given and how often it runs.
+    const rateBuckets = Object.assign(Object.create(real) as RateBuckets, {
+      sweep: (kinds: readonly BucketKind[]) => {
+        calls.push([...kinds]);
+        return real.sweep(kinds);
+      },
+    });
+    await db.query(`INSERT INTO rate_buckets (bucket, tokens, taken, updated_at) VALUES ('ip:203.0.113.77', 0, true, now() - interval '61 seconds')`);
+    const edge = await startHttp(
+      { ...merchant, rateBuckets, commerce: openCommerceServices(db, { payPerIpPerMinute: config.ANMPAY_LINK_PAY_PER_MIN }), host: t.h.services.engine.host, dbHealthy: async () => true, logger: false },
+      { host: '127.0.0.1', port: 0, sweepMs: 150 },
+    );
+    const started = Date.now();
+    try {
+      expect(calls).toHaveLength(0);
+      await waitFor(async () => calls.length >= 3, 10_000, 'three sweeps');
+      // Three periods at least: the timer, not a sweep at start or per request.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 150 - 20);
+      expect(calls[0]).toEqual(gatewayBucketKinds(gateLimits(config), config.ANMPAY_LINK_PAY_PER_MIN));
+      expect((await db.query(`SELECT 1 FROM rate_buckets WHERE bucket = 'ip:203.0.113.77'`)).rows).toHaveLength(0);
+    } finally {
+      await edge.close();
+    }
+    const after = calls.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(calls.length).toBe(after);
   });
 });
