@@ -8,7 +8,10 @@
  * - `route, known words`: the same questions as `GET /api/v1/search` answers them past
  *   Fastify (the query check, the kept query strings, the body bytes), and again at limit 10;
  * - `route, new number` and `route, new p-word`: bench:market's two "each query new" forms,
- *   `weather+<n>` and `weather+p<n>`, where one word is new to the index every time.
+ *   `weather+<n>` and `weather+p<n>`, where one word is new to the index every time;
+ * - `route, new typo of a word`: a one-edit typo of a listing word (`wexther`), which bench:market
+ *   does not ask: its typo matches the word a tenth of the listings hold, all scored the first
+ *   time (BENCH_OPS / 20 a round: each costs milliseconds).
  * Each row is the median of BENCH_ROUNDS rounds (default 5) of BENCH_OPS questions (default 4,000).
  */
 import { parse } from 'node:querystring';
@@ -66,6 +69,15 @@ function* questions(seed: number): Generator<SearchQuery & { limit: number }> {
   }
 }
 
+/** The i-th one-edit typo of a capability word: a letter replaced, inserted or deleted. */
+function typo(i: number): string {
+  const w = WORDS[i % WORDS.length]!;
+  const j = Math.floor(i / WORDS.length);
+  const at = j % w.length;
+  const c = String.fromCharCode(97 + (Math.floor(j / w.length) % 26));
+  return [w.slice(0, at) + c + w.slice(at + 1), w.slice(0, at) + c + w.slice(at), w.slice(0, at) + w.slice(at + 1)][j % 3]!;
+}
+
 const url = (q: SearchQuery & { limit: number }): string => {
   const p = new URLSearchParams({ capability: q.capability!, limit: String(q.limit) });
   if (q.maxPrice) p.set('max_price', q.maxPrice);
@@ -104,6 +116,7 @@ const rows: Array<[string, number]> = [
   ['route, known words, limit 10', cpuPer(rounds(OPS, () => url({ ...next(), limit: 10 })), route)],
   ['route, new number (weather+<n>)', cpuPer(rounds(Math.floor(LISTINGS / ROUNDS), (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+${i}&max_price=0.02&limit=10`), route)],
   ['route, new p-word (weather+p<n>)', cpuPer(rounds(OPS, (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+p${i}&max_price=0.02&limit=10`), route)],
+  ['route, new typo of a word (wexther)', cpuPer(rounds(Math.ceil(OPS / 20), (i) => `/api/v1/search?capability=${typo(i)}&max_price=0.02&limit=10`), route)],
 ];
 process.stdout.write(`${LISTINGS} listings, ${ROUNDS} rounds of ${OPS}; CPU µs per search, median round\n`);
 for (const [name, us] of rows) process.stdout.write(`${name.padEnd(36)} ${us.toFixed(1).padStart(8)} µs\n`);
