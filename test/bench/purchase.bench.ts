@@ -6,7 +6,7 @@
  * PostgreSQL backends per purchase, statements per purchase (counted at the database port) and
  * WAL bytes per purchase (whole server, and of the bench's own tables where pg_walinspect can be
  * had). Wall-clock rate and latencies are printed too, for a quiet machine.
- * Env: BENCH_OPS (purchases measured, default 2,000), BENCH_CONCURRENCY (32), BENCH_LEGS=base64:
+ * Env: BENCH_OPS (purchases measured, default 2,000), BENCH_WARMUP (purchases before, 3,000), BENCH_CONCURRENCY (32), BENCH_LEGS=base64:
  * the legs sent as the base64 header values the x402 SDK makes (JSON objects by default),
  * BENCH_PROFILE=<file>: a V8 CPU profile of the measured run; BENCH_SIZES=1: the stored sizes of
  * one purchase's snapshot, journal event and idempotency record; BENCH_PLANS=1: generic and
@@ -38,7 +38,9 @@ const APP = `anm-purchase-bench-${process.pid}`;
 const { openReal, postgresReachable } = await import('../helpers/backends.ts');
 
 const OPS = Number(process.env.BENCH_OPS ?? 2_000);
-const WARMUP = Math.min(500, OPS);
+// V8 keeps compiling the route's code for a few thousand requests (a sixth of the CPU after 500):
+// the figure is meant for a service that has been up a while.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PROFILE = process.env.BENCH_PROFILE;
 // Legs as the base64 header values the x402 SDK makes, instead of JSON objects.
