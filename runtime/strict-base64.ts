@@ -17,5 +17,6 @@ export function strictBase64(s: string): Uint8Array | null {
   const encoding = URL_ALPHABET.test(s) ? 'base64url' : 'base64';
   const bytes = Buffer.from(s, encoding);
   if (bytes.toString(encoding) !== s) return null;
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  // A copy: a short text's bytes are a view into Node's shared pool, which other requests' bytes fill.
+  return new Uint8Array(bytes);
 }

@@ -12,6 +12,7 @@ import { DEFAULT_LANE_NETWORKS, type LaneNetworks } from '../../machines/money/m
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import { boundedJsonSize } from '../storable-json.ts';
 import { MarketRefusal } from './errors.ts';
 import { listingBody, pricedAssets } from './listing-input.ts';
 import { listingMessage, providerIdOf, resourceIdOf, verifyListingSignatures } from './listing-signature.ts';
@@ -19,6 +20,9 @@ import { listingMessage, providerIdOf, resourceIdOf, verifyListingSignatures } f
 export const LISTING_KIND = 'listing';
 /** A new listing's first probe comes within this (random) wait, so a batch of registrations is not probed at once. */
 export const FIRST_PROBE_MAX_MS = 30_000;
+/** A listing's schemas and examples may nest this deep; its body is at most the gateway's 256 KiB. */
+const LISTING_DEPTH = 64;
+const LISTING_BYTES = 256 * 1024;
 
 interface Row {
   id: string;
@@ -50,6 +54,10 @@ export class Listings {
   /** Registers or (same key) updates a listing from a seller's signed body. */
   async register(raw: unknown): Promise<Registered> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new MarketRefusal('invalid_body', 'the body must be a JSON object');
+    // A signature holds over any text: what PostgreSQL cannot store is refused here, not by the write.
+    if (boundedJsonSize(raw, LISTING_BYTES, LISTING_DEPTH) === null) {
+      throw new MarketRefusal('invalid_body', `the listing holds a string PostgreSQL cannot store (NUL or a lone surrogate) or nests deeper than ${LISTING_DEPTH}`);
+    }
     const parsed = listingBody.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

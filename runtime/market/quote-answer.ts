@@ -73,8 +73,9 @@ export function quoteAnswer(t: QuoteTerms, intentId: string, expiresAtMs: number
 
 export type QuoteAnswer = ReturnType<typeof quoteAnswer>;
 
-// Stand-ins rendered into the kept text where the intent id and the expiry go. JSON escapes
-// the NUL character, so neither can come out of a listing's own strings.
+// Stand-ins rendered into the kept text where the intent id and the expiry go. No listing string
+// holds a NUL (registration refuses one: PostgreSQL cannot store it), so their escaped text can
+// come from nowhere else.
 const ID_MARK = '\u0000id\u0000';
 const EXPIRY_MARK = '\u0000exp\u0000';
 const MARKS = /(\\u0000id\\u0000|"\\u0000exp\\u0000")/;

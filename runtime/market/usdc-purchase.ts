@@ -81,8 +81,8 @@ export function ledgerReadAhead(lane: UsdcLane, legs: { seller?: unknown; fee?: 
   if (!ledger.authorizationStatesRead) return undefined;
   const seller = decodeLeg(legs.seller, lane.token);
   const fee = decodeLeg(legs.fee, lane.token);
-  const named = seller && fee ? [namedAuthorization(seller), namedAuthorization(fee)] : [];
-  const [s, f] = named;
+  const s = namedAuthorization(seller);
+  const f = namedAuthorization(fee);
   if (!seller || !fee || !s || !f) return undefined;
   const auths = [s, f];
   return { read: ledger.authorizationStatesRead(auths), known: (states) => new Map(auths.map((a, i) => [stateKey(a.authorizer, a.nonce), states[i]!])), decoded: { seller, fee } };

@@ -12,7 +12,12 @@
  * statement (ADR 0052; on ANM the fee waits for the seller transfer's depth). Each run waits for that work to finish too: its
  * rate counts it, and so does the CPU per execution. The load generator and, on ANM, the
  * devnet run in this process: their CPU counts against it.
- * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time, 500).
+ * One at a time is measured twice: back to back, where each call shares the process with the
+ * previous execution's work after its answer (recording it, the fee, the outbox), and on an idle
+ * service, where each call starts once that work is done (the latency a caller sees when the
+ * marketplace is not busy).
+ * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time,
+ * back to back, 500), BENCH_IDLE (one at a time on an idle service, 300).
  */
 import { databaseTransport } from './bench-env.ts';
 import http from 'node:http';
@@ -31,12 +36,13 @@ import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import { signLeg } from '../fixtures/market.ts';
 import { anmLeg } from '../fixtures/market-anm.ts';
 import { busyShare, machineTicks } from './proc-cpu.ts';
-import { drive, fmt, type RunStats } from './stats.ts';
+import { drive, fmt, percentile, type RunStats } from './stats.ts';
 
 const { openEmbedded, openReal, postgresReachable } = await import('../helpers/backends.ts');
 
 const OPS = Number(process.env.BENCH_OPS ?? 3_000);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 500);
+const IDLE = Number(process.env.BENCH_IDLE ?? 300);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Array<'USDC' | 'ANM'>;
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
@@ -207,6 +213,20 @@ async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<{ before:
   return { before: before / n, all: all / n, relay: (relayStatements - relay0) / n };
 }
 
+/** Latencies of routed executions one at a time, each started once the previous one's work after its answer is done. */
+async function onIdleService(lane: 'USDC' | 'ANM', routed: (p: Prepared) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  const prepared = await prepare(lane, IDLE);
+  const ms: number[] = [];
+  for (const p of prepared) {
+    const t0 = performance.now();
+    await routed(p);
+    ms.push(performance.now() - t0);
+    await drained(lane, [p.id]);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 50), p99: percentile(ms, 99) };
+}
+
 const rows: Row[] = [];
 const added: string[] = [];
 for (const lane of LANES) {
@@ -222,7 +242,9 @@ for (const lane of LANES) {
   const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, 1, (i) => direct(prepared[OPS + i]!));
   const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!), () => drained(lane, ids(OPS, SERIAL)));
   rows.push(d1, r1);
-  added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time)`);
+  added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time, back to back)`);
+  const idle = await onIdleService(lane, routed);
+  added.push(`${lane}: added latency p50 ${fmt(idle.p50 - d1.r.p50, 2)} ms on an idle service (routed ${fmt(idle.p50, 2)} ms, p99 ${fmt(idle.p99, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms; ${IDLE} calls, each after the previous one's work was done)`);
 }
 
 process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|\n`);

@@ -106,7 +106,12 @@ describe('POST /api/v1/resources (DESIGN §5 Listings)', () => {
     ['a zero price', async () => signedListing(seller(), { price: '0' }), 400, 'invalid_body'],
     ['a non-URL endpoint', async () => signedListing(seller(), { endpoint: 'not a url' }), 400, 'invalid_body'],
     ['an array body', async () => [1, 2], 400, 'invalid_body'],
-  ])('%s → %i %s', async (_name, make, status, code) => {
+    // Signed, so only the text's content is wrong: PostgreSQL cannot store NUL or a lone surrogate in a record.
+    ['a NUL in the name', async () => signedListing(seller(), { name: 'Echo\u0000service' }), 400, 'invalid_body'],
+    ['a NUL in a tag', async () => signedListing(seller(), { tags: ['nlp\u0000'] }), 400, 'invalid_body'],
+    ['a lone surrogate in the description', async () => signedListing(seller(), { description: 'half \uD800 a pair' }), 400, 'invalid_body'],
+    ['a NUL in a request_schema key', async () => signedListing(seller(), { request_schema: { 'a\u0000': { type: 'string' } } }), 400, 'invalid_body'],
+  ])('%s', async (_name, make, status, code) => {
     const res = await h.req('POST', '/api/v1/resources', { body: await make() });
     expect(res.status).toBe(status);
     expect(res.json.error).toMatchObject({ type: 'invalid_request', code });
