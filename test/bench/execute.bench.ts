@@ -213,18 +213,28 @@ async function statementsPer(lane: 'USDC' | 'ANM', n: number): Promise<{ before:
   return { before: before / n, all: all / n, relay: (relayStatements - relay0) / n };
 }
 
-/** Latencies of routed executions one at a time, each started once the previous one's work after its answer is done. */
-async function onIdleService(lane: 'USDC' | 'ANM', routed: (p: Prepared) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+/**
+ * One at a time on an idle service: each routed execution starts once the previous one's work
+ * after its answer is done, and each direct call after the same kind of pause (10 ms), so both
+ * sides of the difference meet a machine that has just been idle.
+ */
+async function onIdleService(lane: 'USDC' | 'ANM', routed: (p: Prepared) => Promise<unknown>, direct: (p: Prepared) => Promise<unknown>): Promise<{ routed: number[]; direct: number[] }> {
   const prepared = await prepare(lane, IDLE);
-  const ms: number[] = [];
-  for (const p of prepared) {
+  const timed = async (op: () => Promise<unknown>): Promise<number> => {
     const t0 = performance.now();
-    await routed(p);
-    ms.push(performance.now() - t0);
+    await op();
+    return performance.now() - t0;
+  };
+  const out = { routed: [] as number[], direct: [] as number[] };
+  for (const p of prepared) {
+    out.direct.push(await timed(() => direct(p)));
+    await new Promise((r) => setTimeout(r, 10));
+    out.routed.push(await timed(() => routed(p)));
     await drained(lane, [p.id]);
   }
-  ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 50), p99: percentile(ms, 99) };
+  out.routed.sort((a, b) => a - b);
+  out.direct.sort((a, b) => a - b);
+  return out;
 }
 
 const rows: Row[] = [];
@@ -243,8 +253,9 @@ for (const lane of LANES) {
   const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!), () => drained(lane, ids(OPS, SERIAL)));
   rows.push(d1, r1);
   added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time, back to back)`);
-  const idle = await onIdleService(lane, routed);
-  added.push(`${lane}: added latency p50 ${fmt(idle.p50 - d1.r.p50, 2)} ms on an idle service (routed ${fmt(idle.p50, 2)} ms, p99 ${fmt(idle.p99, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms; ${IDLE} calls, each after the previous one's work was done)`);
+  const idle = await onIdleService(lane, routed, direct);
+  const [ir, id] = [percentile(idle.routed, 50), percentile(idle.direct, 50)];
+  added.push(`${lane}: added latency p50 ${fmt(ir - id, 2)} ms on an idle service (routed ${fmt(ir, 2)} ms, p99 ${fmt(percentile(idle.routed, 99), 2)} ms − direct ${fmt(id, 2)} ms; ${IDLE} of each, each after the previous one's work was done)`);
 }
 
 process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|\n`);
