@@ -11,14 +11,15 @@
  * Each measurement waits for every hold before its last reading, and prints CPU (server,
  * PostgreSQL, nats-server) and SQL statements per request. After the run the holds are
  * counted: every 303 has its hold and the links' counts equal them. Also the product page
- * `GET /p/{handle}/{slug}` (p99 target 20 ms). Load by wrk when installed, else autocannon in
+ * `GET /p/{handle}/{slug}` (p99 target 20 ms), saturated and paced (BENCH_SESSIONS clients in
+ * another process, each every 1/BENCH_PACE s). Load by wrk when installed, else autocannon in
  * this process. Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (48), BENCH_MERCHANTS (8),
- * BENCH_LOADGEN (wrk | autocannon).
+ * BENCH_LOADGEN (wrk | autocannon), BENCH_SESSIONS (50), BENCH_PACE (4).
  */
 import { databaseTransport } from './bench-env.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -26,6 +27,7 @@ import { Merchants } from '../../runtime/merchant/merchants.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, postgresReachable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { natsServerPid, procCpu } from './proc-cpu.ts';
+import { runPaced } from './paced-run.ts';
 import { runWrk, wrkInstalled, type LoadFigures } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -212,6 +214,19 @@ for (const name of Object.keys(loads)) {
   rows.push(await run(name, SECONDS));
 }
 
+// The page as customers meet it, as bench:invoices measures the invoice page: BENCH_SESSIONS (50)
+// clients in another process, each asking every 1/BENCH_PACE s (4) for the links in turn, so
+// 200/s, latency counted from when a request was due (a saturated run's p99 is its queue).
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
+const PACE = Number(process.env.BENCH_PACE ?? 4);
+const pacedFiles = { cookies: `/tmp/${schema}-cookies.txt`, paths: `/tmp/${schema}-paths.txt` };
+// A public page: the generator's cookie goes under a name the service does not read.
+process.env.PACED_COOKIE_NAME = 'bench_unread';
+writeFileSync(pacedFiles.cookies, 'none\n');
+writeFileSync(pacedFiles.paths, `${links.map((l) => l.path).join('\n')}\n`);
+const pagePaced = await runPaced(`${urls.api}${links[0]!.path}`, pacedFiles.cookies, { sessions: SESSIONS, pace: PACE, seconds: SECONDS, pathsFile: pacedFiles.paths, warmupS: 2 });
+for (const f of Object.values(pacedFiles)) rmSync(f, { force: true });
+
 // Every 303 took a unit and has its hold; the links' counts are their holds.
 const heldSum = async () => (await db.query<{ n: number }>(`SELECT coalesce(sum((snapshot->'context'->>'units_held')::int), 0)::int AS n FROM actors WHERE kind = 'payment_link'`)).rows[0]!.n;
 const intents = await pressedCount();
@@ -226,6 +241,7 @@ console.log(`${USE_WRK ? 'wrk (C) in its own process' : 'autocannon in this proc
 console.log('| what | ok/s | ratio to create | p50 ms | p99 ms | ok | other | server CPU ms/req | PostgreSQL CPU ms/req | nats-server CPU ms/req | SQL statements/req | server write syscalls/req |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.rps / create, 3)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.ok} | ${r.other} | ${fmt(r.cpuMs, 3)} | ${fmt(r.pgMs, 3)} | ${fmt(r.natsMs, 3)} | ${fmt(r.statements, 2)} | ${fmt(r.writes, 2)} |`);
+console.log(`\nGET /p/{handle}/{slug} paced ${SESSIONS * PACE}/s from another process: ${pagePaced.rps}/s served, p50 ${pagePaced.p50} ms, p99 ${pagePaced.p99} ms, not 2xx ${pagePaced.non2xx}`);
 console.log(`\nholds: ${intents} intents from links, ${await holdCount()} holds HELD, links count ${held} units held${held === intents ? ' (equal)' : ' (MISMATCH)'}`);
 
 child.kill('SIGTERM');
