@@ -12,7 +12,7 @@
  * one purchase's snapshot, journal event and idempotency record; BENCH_PLANS=1: generic and
  * custom plans of the prepared statements (a statement planned on every call shows here).
  */
-import { databaseTransport } from './bench-env.ts';
+import { databaseTransport, nameBackends } from './bench-env.ts';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -21,20 +21,15 @@ import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
-import type { Queryable } from '../../storage/db.ts';
 import { signLeg, toBase64 } from '../fixtures/market.ts';
+import { countingDb } from '../helpers/counting-db.ts';
 import { backendsCpu } from './proc-cpu.ts';
 import { walCounters } from './pg-wal.ts';
 import { currentLsn, walByRelation } from './pg-wal-relations.ts';
 import { fmt } from './stats.ts';
 import { runRequests } from './request-load.ts';
 
-const APP = `anm-purchase-bench-${process.pid}`;
-{
-  const u = new URL(process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test');
-  u.searchParams.set('application_name', APP);
-  process.env.DATABASE_URL = u.toString();
-}
+const { app: APP, databaseUrl } = nameBackends(`anm-purchase-bench-${process.pid}`);
 const { openReal, postgresReachable } = await import('../helpers/backends.ts');
 
 const OPS = Number(process.env.BENCH_OPS ?? 2_000);
@@ -51,22 +46,10 @@ if (!(await postgresReachable())) throw new Error('bench:purchase needs PostgreS
 const backend = await openReal({ poolSize: 16 });
 // Statements at the database port: every query, and every query inside a transaction; the
 // bench's own reads (backend pids, WAL counters) go around the count.
-const uncounted = { ...backend.db, query: backend.db.query.bind(backend.db) };
-let statements = 0;
-const counted = <Q extends Queryable>(q: Q): Q => {
-  const query = q.query.bind(q);
-  q.query = ((sql: string, params?: never) => {
-    statements++;
-    return query(sql, params);
-  }) as Q['query'];
-  return q;
-};
-counted(backend.db);
-const tx = backend.db.tx.bind(backend.db);
-backend.db.tx = ((fn: (q: Queryable) => Promise<unknown>) => tx((q) => fn(counted(q)))) as typeof backend.db.tx;
-
-const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
-const market = openMarket(backend.db, host, { feeAddresses: { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1unused' } });
+const uncounted = backend.db;
+const db = countingDb(backend.db);
+const host = new ActorHost({ db, bus: backend.bus, registry: machineRegistry() });
+const market = openMarket(db, host, { feeAddresses: { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1unused' } });
 const seller = privateKeyToAccount(generatePrivateKey());
 for (const [i, word] of WORDS.entries()) {
   const endpoint = `https://seller${i}.example/api`;
@@ -102,7 +85,7 @@ async function prepare(n: number, tag: string) {
 const load = (requests: Array<{ key: string; body: string }>) =>
   runRequests({ url: origin, requests: requests.map((r) => ({ method: 'POST', path: '/api/v1/purchase', body: r.body, headers: { 'idempotency-key': r.key } })), count: requests.length, connections: CONC, exact: true });
 
-process.stdout.write(`backend ${databaseTransport(process.env.DATABASE_URL)}; preparing ${WARMUP} + ${OPS} purchases…\n`);
+process.stdout.write(`backend ${databaseTransport(databaseUrl)}; preparing ${WARMUP} + ${OPS} purchases…\n`);
 const warm = await prepare(WARMUP, 'w');
 const measured = await prepare(OPS, 'm');
 await load(warm);
@@ -116,12 +99,12 @@ if (session) {
 }
 const wal0 = await walCounters(uncounted);
 const lsn0 = await currentLsn(uncounted);
-const s0 = statements;
+const s0 = db.queries;
 process.stdout.write(`measuring ${OPS} purchases…\n`);
 const cpu0 = process.cpuUsage();
 const { out: r, cpu: pgS } = await backendsCpu(backendPids, load(measured));
 const cpu = process.cpuUsage(cpu0);
-const stmts = statements - s0;
+const stmts = db.queries - s0;
 const wal1 = await walCounters(uncounted);
 const lsn1 = await currentLsn(uncounted);
 if (session) {
