@@ -13,6 +13,8 @@ interface Member {
   capacity: number;
   busy: number;
   ackWaitMs: number;
+  /** Handlers started and not yet finished (what `stop` waits for). */
+  running: Set<Promise<void>>;
 }
 
 class Durable {
@@ -72,7 +74,8 @@ class Durable {
       nak: (delayMs = 0) => settle(delayMs),
     };
     queueMicrotask(() => {
-      member.handler(msg).catch(() => settle(1000));
+      const handled: Promise<void> = member.handler(msg).catch(() => settle(1000)).finally(() => member.running.delete(handled));
+      member.running.add(handled);
     });
   }
 
@@ -135,7 +138,7 @@ export class MemoryBus implements Bus {
         }
       }
     }
-    const member: Member = { handler: opts.handler, capacity: opts.concurrency ?? 1, busy: 0, ackWaitMs: opts.ackWaitMs ?? 30_000 };
+    const member: Member = { handler: opts.handler, capacity: opts.concurrency ?? 1, busy: 0, ackWaitMs: opts.ackWaitMs ?? 30_000, running: new Set() };
     d.members.push(member);
     d.pump();
     const durable = d;
@@ -143,6 +146,10 @@ export class MemoryBus implements Bus {
       stop: async () => {
         const i = durable.members.indexOf(member);
         if (i >= 0) durable.members.splice(i, 1);
+        // As over NATS: handlers still running are waited for. One delivered but not yet
+        // started (its microtask pending) starts and is waited for too.
+        await Promise.resolve();
+        await Promise.allSettled([...member.running]);
       },
     };
   }

@@ -105,6 +105,9 @@ export class NatsBus implements Bus {
     const prefix = this.namespace.length + 1;
     let inflight = 0;
     let wake: (() => void) | undefined;
+    // Handlers still running when the subscription stops are waited for: a stopped consumer
+    // must not go on applying events (and starting their effects) behind its caller's back.
+    const running = new Set<Promise<void>>();
     const done = (async () => {
       for await (const m of messages) {
         while (inflight >= concurrency) await new Promise<void>((r) => (wake = r));
@@ -117,23 +120,26 @@ export class NatsBus implements Bus {
           ack: () => this.ack(m),
           nak: (delayMs?: number) => m.nak(delayMs),
         };
-        void opts
+        const handled: Promise<void> = opts
           .handler(msg)
           .catch(() => m.nak(1000))
           .finally(() => {
             inflight -= 1;
+            running.delete(handled);
             const w = wake;
             wake = undefined;
             w?.();
           });
+        running.add(handled);
       }
     })();
     const sub: Subscription = {
       stop: async () => {
         this.subs.delete(sub);
-        this.flushAcks();
         await messages.close();
         await done.catch(() => undefined);
+        await Promise.allSettled([...running]);
+        this.flushAcks();
       },
     };
     this.subs.add(sub);

@@ -37,6 +37,7 @@ export interface ConsumeOptions {
 }
 
 export interface Subscription {
+  /** Stops deliveries; for a consumer, resolves once its handlers in flight have finished. */
   stop(): Promise<void>;
   /** Resolves once the bus delivers to this subscription (`listen`; absent: at once). */
   ready?: Promise<void>;
