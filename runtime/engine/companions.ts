@@ -18,7 +18,12 @@ export function joinCompanions(a: CreateCompanion, b: CreateCompanion): CreateCo
 export function companionRefused(c: CreateCompanion, err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (c.guard && err.message.includes(COMPANION_REFUSED)) return true;
-  if ((err as { code?: string }).code !== '23505') return false;
+  return violatesUnique(err, c.unique ?? []);
+}
+
+/** Whether `err` is a unique violation of one of `names`, as the pg driver and PGlite report it. */
+export function violatesUnique(err: unknown, names: readonly string[]): boolean {
+  if (!(err instanceof Error) || (err as { code?: string }).code !== '23505') return false;
   const where = `${(err as { constraint?: string }).constraint ?? ''} ${err.message}`;
-  return (c.unique ?? []).some((name) => where.includes(name));
+  return names.some((name) => where.includes(name));
 }

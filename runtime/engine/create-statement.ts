@@ -4,9 +4,13 @@ import { create } from '../../machines/kit/step.ts';
 import type { Db, SqlParam } from '../../storage/db.ts';
 import type { ActorTarget, ApplyResult, CreateCompanion } from './actor-types.ts';
 import { planEffects } from './effect-plan.ts';
+import { violatesUnique } from './companions.ts';
 import { ownerOf, resultOf } from './event-parts.ts';
 import type { MachineRegistry } from './registry.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
+
+/** The actors table's primary key (storage/migrations/0001_engine.sql). */
+const ACTORS_KEY = 'actors_pkey';
 
 /**
  * A new actor in one statement, hence one implicit transaction and one round trip: actor row,
@@ -26,8 +30,13 @@ export async function createInOneStatement(db: Db, registry: MachineRegistry, de
   // The result is known before the write (the step is pure), so a companion can render it.
   const result = resultOf('applied', def, target.id, 1, created.status, created.snapshot, merchant, mode, created.json);
   for (const c of companions) params.push(...c.params(result));
-  const res = await db.query<{ fresh: number }>(writeStatement(parts), params);
-  if (res.rows[0]?.fresh !== 1) return null;
+  try {
+    await db.query(writeStatement(parts), params);
+  } catch (err) {
+    // The actor exists: nothing of the statement was written.
+    if (violatesUnique(err, [ACTORS_KEY])) return null;
+    throw err;
+  }
   if (companion) result.companionWritten = true;
   return result;
 }

@@ -60,9 +60,12 @@ function build(p: WriteParts): string {
   // The snapshot is the last parameter of the update variants.
   const snapshotParam = n + +p.outbox + +p.timerDeletes + +p.timerUpserts + 1;
   if (p.create) {
+    // A plain insert: an existing actor fails the statement on `actors_pkey` (the caller tells
+    // that error from others), which a repeated create rarely meets; `ON CONFLICT DO NOTHING`
+    // would insert speculatively on every create (an index probe first, then a confirmation).
     ctes.push(
       `a AS (INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
-            VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) ON CONFLICT (id) DO NOTHING RETURNING 1)`,
+            VALUES ($1, $8, $9, $10, $8, $11, $6, $12::jsonb, 1) RETURNING 1)`,
       // A new actor's row is its create's dedupe (its id is unique): no processed_events row.
       // A repeated create is found by the journal's first entry (ActorHost's locked path).
       `pe AS (SELECT 1 FROM a)`,
