@@ -25,6 +25,8 @@ export async function walByRelation(db: Queryable, schema: string, from: string,
   } catch {
     return null;
   }
+  // pg_walinspect reads only flushed WAL; an asynchronous commit's may still wait for the WAL writer.
+  while ((await db.query<{ ok: boolean }>(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok`, [to])).rows[0]?.ok === false) await new Promise((r) => setTimeout(r, 20));
   const { rows } = await db.query<{ relation: string; record_type: string; records: string; bytes: string }>(
     `WITH rels AS (
        SELECT c.relfilenode, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relfilenode <> 0
