@@ -16,7 +16,10 @@ export function machineRegistry(): MachineRegistry {
     .register(paymentIntentDefinition, paymentIntentRefs)
     .register(refundDefinition, refundRefs)
     .register(listingDefinition)
-    .register(purchaseDefinition, purchaseRefs)
+    // A purchase is created by its quote, which charges nothing: a quote lost in a crash of
+    // PostgreSQL costs the buyer another quote, and every later write of the purchase is a
+    // durable commit that flushes it first (ADR 0064).
+    .register(purchaseDefinition, purchaseRefs, { asyncCommit: true })
     .register(paymentLinkDefinition, paymentLinkIndex)
     .register(linkHoldDefinition, linkHoldIndex)
     .register(invoiceDefinition, invoiceTokenRow);

@@ -20,7 +20,7 @@ export async function createInOneStatement(db: Db, registry: MachineRegistry, de
   const created = create(def, event);
   const { merchant, mode } = ownerOf(target, event);
   const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, 1, created.effects, { merchant, mode }, null);
-  const parts: WriteParts = { create: true, update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
+  const parts: WriteParts = { create: true, asyncCommit: registry.asyncCreate(def.kind), update: false, outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
   const companions = [registry.companion(def.kind), companion].filter((c): c is CreateCompanion => c !== undefined);
   if (companions.length > 0) parts.companions = companions;
   const params: SqlParam[] = [target.id, event.id, 1, JSON.stringify(event), null, created.status, event.at, def.kind, merchant, mode, def.version, created.json];

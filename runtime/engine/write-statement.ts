@@ -14,6 +14,8 @@ import type { CreateCompanion } from './actor-types.ts';
 export interface WriteParts {
   /** Inserts the actor row too (a new actor in one statement). */
   create?: boolean;
+  /** Commits without waiting for the WAL flush (`CreateOptions.asyncCommit`). */
+  asyncCommit?: boolean;
   /** Updates the snapshot of a row locked earlier in the transaction (the locked path). */
   update?: boolean;
   /**
@@ -50,7 +52,7 @@ export function memoStatements<P>(keyOf: (p: P) => string, build: (p: P) => stri
 }
 
 export const writeStatement = memoStatements<WriteParts>(
-  (p) => `${+!!p.create}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}${p.companions?.map((c) => c.name).join(',') ?? ''}`,
+  (p) => `${+!!p.create}${+!!p.asyncCommit}${+!!p.update}${+!!p.fast}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}${p.companions?.map((c) => c.name).join(',') ?? ''}`,
   build,
 );
 
@@ -107,6 +109,8 @@ function build(p: WriteParts): string {
     tail = `SELECT ${oneOrNone('pe')} AS fresh, ${oneOrNone('up')} AS n,
       CASE WHEN EXISTS (SELECT 1 FROM up) THEN 1 / ${oneOrNone('pe')} ELSE 0 END AS guard`;
   }
+  // Read at commit, after the statement: the setting holds for this transaction alone.
+  if (p.asyncCommit) tail += `, (SELECT set_config('synchronous_commit', 'off', true)) AS async`;
   for (const g of guards) {
     // A guard that fails on an applied event fails the statement, so nothing of it is written.
     // The cast of a marker text is the error (ActorHost recognises COMPANION_REFUSED in it); the

@@ -1,10 +1,14 @@
 /**
  * The create's one statement (ADR 0064): a plain insert of the actor row, so a create writes no
- * speculative insertion, and a create that finds its actor is still answered by the locked path.
+ * speculative insertion, and a create that finds its actor is still answered by the locked path;
+ * a kind registered with `asyncCommit` (the purchase, created by its quote) commits without
+ * waiting for the WAL flush, in that transaction alone.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { MachineRegistry } from '../../runtime/engine/registry.ts';
+import { writeStatement } from '../../runtime/engine/write-statement.ts';
+import { machineRegistry } from '../../runtime/machines.ts';
 import { currentLsn, walByRelation } from '../bench/pg-wal-relations.ts';
 import { backendFactories, type Backend } from '../helpers/backends.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
@@ -48,5 +52,27 @@ describe.each(backendFactories)('the create statement on %s', (name, open) => {
     const onActors = (type: string) => wal!.filter((w) => w.relation === 'actors' && w.recordType.startsWith(type)).reduce((n, w) => n + w.records, 0);
     expect(onActors('INSERT')).toBe(20);
     expect(onActors('HEAP_CONFIRM')).toBe(0);
+  });
+
+  it.runIf(name === 'postgres+nats')('a create of an async kind sets synchronous_commit off for its own transaction only', async () => {
+    const parts = { create: true, outbox: false, timerDeletes: false, timerUpserts: false };
+    const params = ['a1', 'e-a1', 1, JSON.stringify(createEv('e-a1')), null, 'open', T0, 'order', null, null, 1, '{}'];
+    const setting = await b.db.tx(async (q) => {
+      await q.query(writeStatement({ ...parts, asyncCommit: true }), params);
+      return (await q.query<{ synchronous_commit: string }>(`SHOW synchronous_commit`)).rows[0]?.synchronous_commit;
+    });
+    expect(setting).toBe('off');
+    const after = await b.db.tx(async (q) => {
+      await q.query(writeStatement(parts), ['a2', 'e-a2', ...params.slice(2)]);
+      return (await q.query<{ synchronous_commit: string }>(`SHOW synchronous_commit`)).rows[0]?.synchronous_commit;
+    });
+    expect(after).toBe('on');
+  });
+});
+
+describe('which creates commit asynchronously', () => {
+  it('only the purchase (its create is a quote, which charges nothing); every other kind waits for the flush', () => {
+    const r = machineRegistry();
+    expect(r.kinds().filter((k) => r.asyncCreate(k))).toEqual(['purchase']);
   });
 });

@@ -2,7 +2,7 @@
  * A regression guard for `npm run bench:quote` that no load on the machine can move: a quote
  * (`POST /api/v1/route/quote`) sends one statement, the purchase actor's create with its
  * expiry timer (and, on the ANM lane, its chain reference), and answers with the intent it
- * created (ADR 0058).
+ * created (ADR 0058). Its commit does not wait for the WAL flush (ADR 0064).
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,8 @@ describe.each(backendFactories)('SQL statements per quote on %s', (_name, open) 
       const { sql, intent } = await quote('USDC');
       expect(sql).toHaveLength(1);
       expect(sql[0]).toMatch(/INSERT INTO actors/);
+      // A quote charges nothing: its commit does not wait for the disk (ADR 0064).
+      expect(sql[0]).toContain(`set_config('synchronous_commit', 'off', true)`);
       expect((await b.db.query(`SELECT state FROM actors WHERE id = $1`, [intent])).rows).toEqual([{ state: 'QUOTED' }]);
       expect((await b.db.query(`SELECT 1 FROM timers WHERE actor_id = $1 AND name = 'quote'`, [intent])).rowCount).toBe(1);
     }
