@@ -126,10 +126,9 @@ export class Executions {
       // Refused again after the bindings: the ledger moved in between; its read says why.
       return refuse(new MarketRefusal('ledger_unavailable', 'fee leg: the ledger changed while the execution was recorded; retry.'));
     });
-    // Its refusal is taken below, after a turn of the event loop.
-    recording.catch(() => undefined);
-    // The call is made ready while the statement is on the wire (it is written on the next
-    // ticks, before this turn's immediates): nothing is written to the seller until it commits.
+    recording.catch(() => undefined); // its refusal is taken below, a turn of the event loop later
+    // The call is made ready while the statement is on the wire (written on the next ticks, before
+    // this turn's immediates); nothing is written to the seller until it commits (ADR 0062).
     const call = await new Promise<PreparedCall>((resolve) => setImmediate(() => resolve(this.prepare(listing, header.name, input))));
     const started = await recording.catch((err: unknown) => {
       call.cancel();
@@ -156,10 +155,9 @@ export class Executions {
       // The status the answer's record will give, from the rule the machine's branches follow: no step made twice.
       const result = executionResult(input.intentId, statusAfterAnswer(started.snapshot.context as PurchaseContext, res.status), res);
       deliver?.(result);
-      // The answer is in the buyer's socket already; nobody waits for its record. The I/O ready
-      // by now (other requests, their statements' and sellers' answers, a caller in this
-      // process) is handled before this recording's CPU work: an immediate set from an
-      // immediate runs after the event loop's next poll.
+      // The answer is in the buyer's socket already and nobody waits for its record: I/O ready by
+      // now (other requests, a caller in this process) goes first. An immediate set from an
+      // immediate runs after the event loop's next poll (ADR 0062).
       await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
       // A served USDC answer settles the fee in the statement that records it, where the ledger can.
       const served = res.status < 400 && !anm;
