@@ -21,7 +21,7 @@ import { takeAnmExecutionFee } from './anm-execution.ts';
 import { verifyAnmLegs } from './anm-purchase.ts';
 import { MarketRefusal } from './errors.ts';
 import { executionResult, sellerHeader, type ExecuteResult } from './execution-answer.ts';
-import { checkTarget, forward, SELLER_TIMEOUT_MS, type ForwardOptions } from './forward.ts';
+import { checkTarget, prepareCall, SELLER_TIMEOUT_MS, type ForwardOptions, type PreparedCall } from './forward.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
@@ -121,13 +121,22 @@ export class Executions {
     // One event id per intent: a second execution is a duplicate, whatever its fee leg.
     const execute = { type: 'purchase.execute', id: `execute:${input.intentId}`, at: this.now(), fee, deadline_at: deadline, ...(seller?.tx_hash && { seller_tx: seller.tx_hash }) } satisfies PurchaseEvent;
     // On USDC the statement checks the fee leg on the ledger too, where the ledger can (ADR 0059).
-    const started = await purchases.recordLegs(p.ctx, execute, { seller, fee }, ledger?.companion, ledger?.refusal).catch(async (err: unknown) => {
+    const recording = purchases.recordLegs(p.ctx, execute, { seller, fee }, ledger?.companion, ledger?.refusal).catch(async (err: unknown) => {
       if (!(err instanceof CompanionRefusedError) || !ledger) throw err;
       // Refused again after the bindings: the ledger moved in between; its read says why.
       return refuse(new MarketRefusal('ledger_unavailable', 'fee leg: the ledger changed while the execution was recorded; retry.'));
     });
+    recording.catch(() => undefined); // its refusal is taken below, a turn of the event loop later
+    // The call is made ready while the statement is on the wire (written on the next ticks, before
+    // this turn's immediates); nothing is written to the seller until it commits (ADR 0062).
+    const call = await new Promise<PreparedCall>((resolve) => setImmediate(() => resolve(this.prepare(listing, header.name, input))));
+    const started = await recording.catch((err: unknown) => {
+      call.cancel();
+      throw err;
+    });
     const actor = { kind: PURCHASE_KIND, id: input.intentId };
     if (started.outcome !== 'applied' || started.status !== 'EXECUTING') {
+      call.cancel();
       if (started.status === 'QUOTED' || started.status === 'EXPIRED') await refuse(new MarketRefusal('quote_expired', 'The quote expired before the execution was recorded.'));
       await refuse(new MarketRefusal('leg_replayed', 'This intent was already executed: one execution per intent.'));
     }
@@ -135,17 +144,7 @@ export class Executions {
     // Until its answer is recorded and its fee step done, the watch leaves it to this call.
     this.running.add(input.intentId);
     try {
-      const method = listing.method.toUpperCase();
-      const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
-      const res = await forward(
-        {
-          url: listing.endpoint,
-          method,
-          headers: { [header.name]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) },
-          body,
-        },
-        this.deps.forward,
-      );
+      const res = await call.send();
       if (!res.ok) {
         await this.deps.host.apply(actor, { type: 'execute.failed', id: `execute-failed:${input.intentId}`, at: this.now(), reason: res.reason } satisfies PurchaseEvent);
         throw new MarketRefusal('seller_unreachable', `The seller endpoint could not be used: ${res.reason}`);
@@ -156,6 +155,10 @@ export class Executions {
       // The status the answer's record will give, from the rule the machine's branches follow: no step made twice.
       const result = executionResult(input.intentId, statusAfterAnswer(started.snapshot.context as PurchaseContext, res.status), res);
       deliver?.(result);
+      // The answer is in the buyer's socket already and nobody waits for its record: I/O ready by
+      // now (other requests, a caller in this process) goes first. An immediate set from an
+      // immediate runs after the event loop's next poll (ADR 0062).
+      await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
       // A served USDC answer settles the fee in the statement that records it, where the ledger can.
       const served = res.status < 400 && !anm;
       const withFee = served ? await this.answerWithFee(actor, answer, fee) : null;
@@ -168,6 +171,14 @@ export class Executions {
     } finally {
       this.running.delete(input.intentId);
     }
+  }
+
+  /** The buyer's seller payment header and body to the listing's endpoint, ready to send. */
+  private prepare(listing: { endpoint: string; method: string }, headerName: string, input: ExecuteInput): PreparedCall {
+    const method = listing.method.toUpperCase();
+    const body = NO_BODY.has(method) ? null : Buffer.from(JSON.stringify(input.body ?? {}), 'utf8');
+    const headers = { [headerName]: input.sellerPayment, accept: 'application/json, */*', ...(body ? { 'content-type': 'application/json' } : {}) };
+    return prepareCall({ url: listing.endpoint, method, headers, body }, this.deps.forward);
   }
 
   /** Executions this process is calling or recording (the watch skips them). */

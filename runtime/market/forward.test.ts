@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkTarget, forward } from './forward.ts';
+import { checkTarget, forward, prepareCall } from './forward.ts';
 
 let server: http.Server;
 let port: number;
@@ -67,5 +67,21 @@ describe('forward', () => {
     expect(await checkTarget(`http://localhost:${port}/small`, opts)).toMatch(/loopback/);
     expect(await forward(get('/small', 'localhost'), opts)).toMatchObject({ ok: false, sent: false });
     expect(calls).toBe(before);
+  });
+
+  it('a prepared call writes nothing until sent, and a cancelled one never reaches the seller (ADR 0062)', async () => {
+    const before = calls;
+    const idle = prepareCall(get('/small'), { allowPrivate: true });
+    const dropped = prepareCall(get('/small'), { allowPrivate: true });
+    // Several turns of the event loop: the connections are taken or opened, no request is written.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(calls).toBe(before);
+    dropped.cancel();
+    const ok = await idle.send();
+    expect(ok.ok && ok.body.toString()).toBe('small');
+    expect(calls).toBe(before + 1);
+    expect(await dropped.send()).toEqual({ ok: false, sent: false, reason: 'cancelled before sending' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toBe(before + 1);
   });
 });

@@ -80,66 +80,112 @@ function parseTarget(raw: string): URL {
 /** One guarded lookup per SSRF switch rather than a closure per call. */
 const lookups = { strict: guardedLookup(false), allowPrivate: guardedLookup(true) };
 
+/**
+ * A call made ready and not yet sent: its request built and a connection taken from the pool
+ * (or being opened), nothing written to the seller. An execution makes it while the statement
+ * that records it is on the wire, so that only the write is left once that statement commits.
+ */
+export interface PreparedCall {
+  /** Writes the request; the 30 s limit runs from here. */
+  send(): Promise<ForwardResult>;
+  /**
+   * Drops the call unsent: nothing reaches the seller. A kept connection the request had taken
+   * is closed with it (node:http has no way to hand an unused one back): a refusal costs one.
+   */
+  cancel(): void;
+}
+
 export function forward(req: ForwardRequest, opts: ForwardOptions): Promise<ForwardResult> {
+  return prepareCall(req, opts).send();
+}
+
+export function prepareCall(req: ForwardRequest, opts: ForwardOptions): PreparedCall {
   const timeoutMs = opts.timeoutMs ?? SELLER_TIMEOUT_MS;
   const cap = opts.maxBodyBytes ?? MAX_SELLER_BODY_BYTES;
   let url: URL;
   try {
     url = parseTarget(req.url);
   } catch (e) {
-    return Promise.resolve({ ok: false, sent: false, reason: (e as Error).message });
+    return refused({ ok: false, sent: false, reason: (e as Error).message });
   }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const allowPrivate = privateAllowed(url, opts);
   const why = !allowPrivate && isIP(host) ? blockedReason(host) : null;
-  if (why) return Promise.resolve({ ok: false, sent: false, reason: `seller endpoint refused: ${why}` });
+  if (why) return refused({ ok: false, sent: false, reason: `seller endpoint refused: ${why}` });
   const tls = url.protocol === 'https:';
   // The allowed demo origin goes in the permissive pair too: pools are per host:port, so its
   // kept connections serve only calls to that same origin.
   const pair = allowPrivate ? agents.allowPrivate : agents.strict;
-  return new Promise<ForwardResult>((resolve) => {
-    let done = false;
-    const finish = (r: ForwardResult): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    const headers = req.body ? { ...req.headers, 'content-length': String(req.body.length) } : req.headers;
-    const options = { protocol: url.protocol, hostname: host, port: url.port, path: url.pathname + url.search, method: req.method, agent: tls ? pair.https : pair.http, lookup: allowPrivate ? lookups.allowPrivate : lookups.strict, headers };
-    const request = (tls ? https : http).request(options, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > cap) {
-          res.destroy();
-          finish({ ok: false, sent: true, reason: `the seller's answer exceeds ${cap} bytes` });
-          return;
-        }
-        chunks.push(c);
-      });
-      res.on('end', () => {
-        const h = res.headers;
-        const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
-        finish({
-          ok: true,
-          status: res.statusCode ?? 502,
-          headers: { 'content-type': one(h['content-type']), ...(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? { location: one(h.location) } : {}), 'payment-response': one(h['payment-response']), 'x-payment-response': one(h['x-payment-response']), ...Object.fromEntries((req.answerHeaders ?? []).map((n) => [n, one(h[n])])) },
-          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
-        });
-      });
-      res.on('error', (err) => finish({ ok: false, sent: true, reason: describe(err, timeoutMs) }));
+  let done = false;
+  let timer: NodeJS.Timeout | undefined;
+  let resolve!: (r: ForwardResult) => void;
+  const answer = new Promise<ForwardResult>((r) => (resolve = r));
+  const finish = (r: ForwardResult): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    resolve(r);
+  };
+  const headers = req.body ? { ...req.headers, 'content-length': String(req.body.length) } : req.headers;
+  const options = { protocol: url.protocol, hostname: host, port: url.port, path: url.pathname + url.search, method: req.method, agent: tls ? pair.https : pair.http, lookup: allowPrivate ? lookups.allowPrivate : lookups.strict, headers };
+  let request: http.ClientRequest;
+  try {
+    request = (tls ? https : http).request(options, onAnswer);
+  } catch (e) {
+    // A header value node:http refuses: nothing was sent.
+    return refused({ ok: false, sent: false, reason: (e as Error).message });
+  }
+  function onAnswer(res: http.IncomingMessage): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > cap) {
+        res.destroy();
+        finish({ ok: false, sent: true, reason: `the seller's answer exceeds ${cap} bytes` });
+        return;
+      }
+      chunks.push(c);
     });
-    // The whole exchange, connect to the answer's last byte, within the timeout. A plain timer
-    // costs less per call than an AbortSignal and its listeners on the request and socket.
-    const timer = setTimeout(() => {
-      finish({ ok: false, sent: true, reason: `no answer within ${timeoutMs} ms` });
+    res.on('end', () => {
+      const h = res.headers;
+      const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
+      finish({
+        ok: true,
+        status: res.statusCode ?? 502,
+        headers: { 'content-type': one(h['content-type']), ...(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? { location: one(h.location) } : {}), 'payment-response': one(h['payment-response']), 'x-payment-response': one(h['x-payment-response']), ...Object.fromEntries((req.answerHeaders ?? []).map((n) => [n, one(h[n])])) },
+        body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+      });
+    });
+    res.on('error', (err) => finish({ ok: false, sent: true, reason: describe(err, timeoutMs) }));
+  }
+  let sent = false;
+  // A connection that fails before the request is written (refused, or its address blocked by
+  // the guarded lookup) sent nothing; once written, the seller may have it.
+  request.on('error', (err) => finish({ ok: false, sent: sent && (err as NodeJS.ErrnoException).code !== 'EBLOCKEDADDRESS', reason: describe(err, timeoutMs) }));
+  return {
+    send() {
+      if (done) return answer;
+      sent = true;
+      // The whole exchange, connect to the answer's last byte, within the timeout. A plain timer
+      // costs less per call than an AbortSignal and its listeners on the request and socket.
+      timer = setTimeout(() => {
+        finish({ ok: false, sent: true, reason: `no answer within ${timeoutMs} ms` });
+        request.destroy();
+      }, timeoutMs).unref();
+      request.end(req.body ?? undefined);
+      return answer;
+    },
+    cancel() {
+      if (sent) return;
+      finish({ ok: false, sent: false, reason: 'cancelled before sending' });
       request.destroy();
-    }, timeoutMs).unref();
-    request.on('error', (err) => finish({ ok: false, sent: (err as NodeJS.ErrnoException).code !== 'EBLOCKEDADDRESS', reason: describe(err, timeoutMs) }));
-    request.end(req.body ?? undefined);
-  });
+    },
+  };
+}
+
+function refused(r: ForwardResult): PreparedCall {
+  return { send: () => Promise.resolve(r), cancel: () => undefined };
 }
 
 /** The development switch, or the one origin the composition root allows (the demo seller). */

@@ -139,6 +139,18 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     await settlesAs(q.intent_id, 'SETTLED');
   });
 
+  it('two executions of one intent at once: one is forwarded and answered, the other refused 409 and its call, made ready while recording, never sent (ADR 0062)', async () => {
+    const q = await quote('parrot');
+    const header = await sellerHeader('/echo', 'POST');
+    const before = hits['/echo'] ?? 0;
+    const run = async () => h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: header, body: {} } });
+    const answers = await Promise.all([run(), run()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    await settlesAs(q.intent_id, 'SETTLED');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hits['/echo']).toBe(before + 1);
+  });
+
   it('seller 500: SELLER_FAILED and the fee is never taken ("settles the fee leg only when the seller answered below 400")', async () => {
     const q = await quote('oracle');
     const fee0 = await feeBalance();
