@@ -55,54 +55,43 @@ export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
   };
 }
 
-/** A record's JSON as bytes without its closing brace, encoded once per version of the record. */
-const recordBytes = new WeakMap<ListingRecord, Buffer>();
-function openRecordBytes(r: ListingRecord): Buffer {
-  let b = recordBytes.get(r);
-  if (b === undefined) recordBytes.set(r, (b = Buffer.from(JSON.stringify(r).slice(0, -1))));
-  return b;
+/** A record's JSON without its closing brace, written once per version of the record. */
+const recordJson = new WeakMap<ListingRecord, string>();
+function openRecordJson(r: ListingRecord): string {
+  let j = recordJson.get(r);
+  if (j === undefined) recordJson.set(r, (j = JSON.stringify(r).slice(0, -1)));
+  return j;
 }
 
-const HEAD = Buffer.from('{"object":"list","data":[');
-const TAIL = { more: Buffer.from('],"has_more":true}'), last: Buffer.from('],"has_more":false}') };
-
 /**
- * The body of a search answer, written straight into one buffer from its records' kept bytes:
- * built as a string it was copied three times (joined, flattened to be measured, encoded to
- * be written), and a page of ten records is some ten kilobytes per request. The index keeps
- * an answer (the same array) until a listing changes; its body is kept with it from the second
- * time it is served: most new questions are asked once, and keeping their bodies would grow
- * the memory outside the heap that V8 answers with full collections. One more hit than the
- * page is asked for, to tell `has_more`.
+ * The body of a search answer. An answer served for the first time is a string: a body of ten
+ * records is some fifteen kilobytes, and as a Buffer of its own each was an allocation outside
+ * V8's heap (malloc, page faults, a free on V8's sweeper thread) that cost a new question more
+ * CPU than its ranking did (ADR 0061); a string lives in the young generation, dies there, and
+ * Node encodes it into its write buffer. The index keeps an answer (the same array) until a
+ * listing changes; its body is kept with it as bytes from the second time it is served, so
+ * repeats write the same Buffer: most new questions are asked once, and keeping their bodies
+ * would grow the memory outside the heap that V8 answers with full collections. One more hit
+ * than the page is asked for, to tell `has_more`.
  */
 const bodies = new WeakMap<readonly SearchHit[], Buffer | null>();
-function searchBody(hits: readonly SearchHit[], limit: number): Buffer {
+function searchBody(hits: readonly SearchHit[], limit: number): Buffer | string {
   const kept = bodies.get(hits);
   if (kept) return kept;
   const n = Math.min(limit, hits.length);
-  const records: Buffer[] = [];
-  const relevance: string[] = [];
-  const tail = hits.length > limit ? TAIL.more : TAIL.last;
-  let size = HEAD.length + tail.length + Math.max(0, n - 1);
+  let body = '{"object":"list","data":[';
   for (let i = 0; i < n; i++) {
     const h = hits[i]!;
-    const r = openRecordBytes(h.record);
-    // A number's JSON is ASCII: its length is its size in bytes.
-    const rel = `,"relevance":${JSON.stringify(h.score)}}`;
-    records.push(r);
-    relevance.push(rel);
-    size += r.length + rel.length;
+    body += `${i > 0 ? ',' : ''}${openRecordJson(h.record)},"relevance":${JSON.stringify(h.score)}}`;
   }
-  const body = Buffer.allocUnsafe(size);
-  let at = HEAD.copy(body, 0);
-  for (let i = 0; i < n; i++) {
-    if (i > 0) body[at++] = 0x2c; // ','
-    at += records[i]!.copy(body, at);
-    at += body.write(relevance[i]!, at, 'latin1');
+  body += hits.length > limit ? '],"has_more":true}' : '],"has_more":false}';
+  if (kept === undefined) {
+    bodies.set(hits, null);
+    return body;
   }
-  tail.copy(body, at);
-  bodies.set(hits, kept === undefined ? null : body);
-  return body;
+  const bytes = Buffer.from(body);
+  bodies.set(hits, bytes);
+  return bytes;
 }
 
 /** Query strings kept with their answers; oldest out. */
@@ -115,7 +104,7 @@ const QUERIES_KEPT = 1024;
  * check and the index's normalised key cost more than the rest of the handler. Only strings
  * that passed the check are kept.
  */
-export function searchAnswers(index: SearchIndex): (url: string, query: unknown) => Buffer {
+export function searchAnswers(index: SearchIndex): (url: string, query: unknown) => Buffer | string {
   const asked = new Map<string, { generation: number; hits: readonly SearchHit[]; limit: number }>();
   return (url, query) => {
     const generation = index.generation;
