@@ -6,7 +6,7 @@
  * - `index, known words`: `SearchIndex.search` for new combinations of words the index has
  *   seen asked (their ranked hits are kept), with various max_price, asset and limit;
  * - `route, known words`: the same questions as `GET /api/v1/search` answers them past
- *   Fastify (the query check, the kept query strings, the body bytes), and again at limit 10;
+ *   Fastify (the query check, the kept query strings, the body), and again at limit 10;
  * - `route, new number` and `route, new p-word`: bench:market's two "each query new" forms,
  *   `weather+<n>` and `weather+p<n>`, where one word is new to the index every time;
  * - `route, new typo of a word`: a one-edit typo of a listing word (`wexther`), which bench:market
