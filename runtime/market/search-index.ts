@@ -41,7 +41,7 @@ export interface SearchHit {
 
 const BOOST = { name: 3, tags: 2, category: 2, description: 1 };
 const ANSWERS_MAX = 1024;
-/** Word hits kept, counted in listings (12 bytes each): a bound on memory, not on words. */
+/** Word hits kept, counted in listings (12 bytes each) with each word's own cost: a bound on memory (some 24 MB). */
 const WORD_HITS_MAX = 2_000_000;
 
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];

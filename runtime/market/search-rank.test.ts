@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Ranker, scoreAt, termHits, type Pass, type Ranked, type TermHits } from './search-rank.ts';
+import { heldEntries, Ranker, scoreAt, termHits, WORD_OVERHEAD_ENTRIES, type Pass, type Ranked, type TermHits } from './search-rank.ts';
 
 const weather = termHits([
   { slot: 0, score: 1 },
@@ -14,6 +14,15 @@ const weather = termHits([
 ]);
 const storm = termHits([{ slot: 2, score: 0.5 }]);
 const all: Pass = { has: () => true };
+
+describe('heldEntries', () => {
+  it('counts a word that matches nothing, or one listing, at its own cost: one-off words cannot be kept almost without bound', () => {
+    expect(heldEntries(termHits([]))).toBeGreaterThanOrEqual(WORD_OVERHEAD_ENTRIES);
+    expect(WORD_OVERHEAD_ENTRIES).toBeGreaterThanOrEqual(32);
+    // One hit in 10,000 listings: the hit and its sparse lookup besides the word's own cost.
+    expect(heldEntries(termHits([{ slot: 3, score: 1 }], 10_000))).toBe(WORD_OVERHEAD_ENTRIES + 2);
+  });
+});
 
 describe('Ranker', () => {
   it('sums each word times its count, multiplies by the distinct words matched, best first, equal scores by slot', () => {

@@ -33,9 +33,17 @@ export function termHits(pairs: Array<{ slot: number; score: number }>, capacity
   return { slots: Int32Array.from(pairs, (p) => p.slot), scores: Float64Array.from(pairs, (p) => p.score), size, lookup: null };
 }
 
-/** How many listing entries a word's hits may hold in memory, counted as 12-byte hits: its lookup counted as built. */
+/**
+ * What a kept word costs in memory besides its hits: its entry in the kept map, its key, its
+ * hits object and typed arrays, some 500 bytes on the heap measured (ADR 0061), in 12-byte
+ * hits. Counted as nothing, a stream of one-off words that match a listing or two was kept
+ * almost without bound.
+ */
+export const WORD_OVERHEAD_ENTRIES = 40;
+
+/** How many listing entries a word's hits may hold in memory, counted as 12-byte hits: its lookup counted as built, and the word's own cost. */
 export function heldEntries(h: TermHits): number {
-  return h.slots.length + (dense(h) ? Math.ceil((h.size * 8) / 12) : h.slots.length);
+  return WORD_OVERHEAD_ENTRIES + h.slots.length + (dense(h) ? Math.ceil((h.size * 8) / 12) : h.slots.length);
 }
 
 function lookupOf(h: TermHits): NonNullable<TermHits['lookup']> {
