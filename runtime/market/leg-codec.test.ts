@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { decodeLeg, fromBase64Json, paymentHeaders } from './leg-codec.ts';
 import { DEFAULT_TIMEOUT_S, legRequirement, v1NetworkName } from './requirements.ts';
+import type { UsdcToken } from './lanes/usdc-ledger.ts';
 
 /** The headers as the code before wrote them: each document stringified whole. */
-function wholeDocuments(asset: 'USDC' | 'ANM', payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string }, token = USDC_TOKEN) {
+function wholeDocuments(asset: 'USDC' | 'ANM', payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string }, token: UsdcToken = USDC_TOKEN) {
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');
   const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
   const v1 = v1NetworkName(token);
@@ -18,7 +19,7 @@ function wholeDocuments(asset: 'USDC' | 'ANM', payload: Record<string, unknown>,
 }
 
 const payloads = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 })).map((v) => JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
-const tokens = fc.constantFrom(USDC_TOKEN, { ...USDC_TOKEN, chainId: 84532, name: 'USDC' }, { ...USDC_TOKEN, chainId: 10 });
+const tokens = fc.constantFrom<UsdcToken>(USDC_TOKEN, { ...USDC_TOKEN, chainId: 84532, name: 'USDC' }, { ...USDC_TOKEN, chainId: 10 });
 
 describe('the seller leg handed back as payment headers (DESIGN §5 "Purchase")', () => {
   it('writes byte for byte the documents stringified whole, on both lanes, with or without a reference', () => {

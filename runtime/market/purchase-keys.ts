@@ -28,20 +28,42 @@ const actorJoin = (on: string) => `LEFT JOIN actors a ON ${on}a.id = $1 AND a.ki
 // the function tells a replay, another request, an attempt in flight or one to take over.
 // The setting rides in the insert's own FROM so that it holds even when no row comes back (the
 // conflict still locks the key's row, a write the commit would otherwise wait to flush).
-const newKeySql = (ledger?: StatesRead): string => `WITH c AS (INSERT INTO idempotency_keys AS i (merchant, mode, key, request_hash, state, intent_id)
+const newKeyText = (ledgerSql: string): string => `WITH c AS (INSERT INTO idempotency_keys AS i (merchant, mode, key, request_hash, state, intent_id)
     SELECT $1, '${SCOPE}', $2, $3, 'in_flight', NULL FROM ${ASYNC}
     ON CONFLICT ON CONSTRAINT idempotency_keys_pkey DO UPDATE
       SET request_hash = EXCLUDED.request_hash, state = 'in_flight', intent_id = EXCLUDED.intent_id,
           status = NULL, headers = NULL, body = NULL, created_at = now(), updated_at = now()
       WHERE i.created_at < now() - interval '24 hours'
     RETURNING 'claimed'::text AS claim)
-SELECT c.claim, a.state, a.snapshot, a.version, a.merchant, a.mode${ledger ? `, ${ledger.sql(4)} AS ledger` : ''}
+SELECT c.claim, a.state, a.snapshot, a.version, a.merchant, a.mode${ledgerSql && `, ${ledgerSql} AS ledger`}
   FROM c ${actorJoin('')}`;
 
-const claimSql = (ledger?: StatesRead): string => `SELECT c.*, a.state, a.snapshot, a.version, a.merchant, a.mode${ledger ? `, CASE WHEN c.claim = 'claimed' THEN ${ledger.sql(5)} END AS ledger` : ''}
+const claimText = (ledgerSql: string): string => `SELECT c.*, a.state, a.snapshot, a.version, a.merchant, a.mode${ledgerSql && `, CASE WHEN c.claim = 'claimed' THEN ${ledgerSql} END AS ledger`}
   FROM ${ASYNC}
   CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c
   ${actorJoin("c.claim = 'claimed' AND ")}`;
+
+/**
+ * A statement's text kept per ledger read, so that every claim sends the same string: built
+ * afresh, each purchase paid for its concatenation and for hashing it again to find its
+ * prepared statement. The key is the read's own text (`StatesRead.sql` gives the same string
+ * for the same shape), whose hash the engine keeps with it. `ledgerSql`: '' without a read.
+ */
+function keptBy(build: (ledgerSql: string) => string, firstParam: number): (ledger?: StatesRead) => string {
+  const kept = new Map<string, string>();
+  return (ledger) => {
+    const ledgerSql = ledger ? ledger.sql(firstParam) : '';
+    let sql = kept.get(ledgerSql);
+    if (sql === undefined) {
+      sql = build(ledgerSql);
+      // Bounded for a ledger whose text varies: then it is built per claim, as before.
+      if (kept.size < 64) kept.set(ledgerSql, sql);
+    }
+    return sql;
+  };
+}
+const newKeySql = keptBy(newKeyText, 4);
+const claimSql = keptBy(claimText, 5);
 
 export type PurchaseClaim =
   /**
