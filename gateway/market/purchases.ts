@@ -33,7 +33,8 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     if (!INTENT_ID.test(intentId)) throw new AppError('not_found', 'No purchase intent with this id.');
     // The ledger states the legs name ride with the claim, where the ledger can (ADR 0044).
     const ledger = deps.purchases.ledgerReadFor(r.data.payment.legs);
-    const claim = await deps.purchaseKeys.claim(intentId, key, requestHash(PURCHASE_ROUTE, req.body), ledger?.read);
+    // The actor's row as this process holds it, if it does: the claim then sends no snapshot back.
+    const claim = await deps.purchaseKeys.claim(intentId, key, requestHash(PURCHASE_ROUTE, req.body), ledger?.read, deps.purchases.kept(intentId));
     if (claim.outcome === 'replay') return reply.code(claim.status).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
     if (claim.outcome === 'reused') throw new AppError('idempotency_key_reused', 'This idempotency-key was already used for this intent with a different request body.');
     if (claim.outcome === 'in_flight') throw new AppError('rate_limited', 'A purchase with this idempotency-key is still being processed.', { retryAfter: 1, headers: { 'Retry-After': '1' } });

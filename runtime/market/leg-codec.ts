@@ -40,20 +40,23 @@ export function decodeLeg(raw: unknown, token: UsdcToken = USDC_TOKEN): DecodedL
   return null;
 }
 
-const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');
+const b64 = (json: string): string => Buffer.from(json, 'utf8').toString('base64');
 
 /**
  * The seller leg as a standalone payment (`exact` on USDC, `exact-anm` with its reference on
  * ANM), for either x402 version of the seller; x402 v1 has no name for `native:1` (nor for
- * EVM chains other than Base and Base Sepolia), so such a leg has no v1 header.
+ * EVM chains other than Base and Base Sepolia), so such a leg has no v1 header. Both headers
+ * carry the same payload: its JSON is written once and placed in each, which gives the text
+ * JSON.stringify gives for the whole document (leg-codec.test.ts holds them equal).
  */
 export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }, token: UsdcToken = USDC_TOKEN) {
   const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
   const v1 = v1NetworkName(token);
   if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
+  const signed = JSON.stringify(payload);
   return {
     header: 'PAYMENT-SIGNATURE',
-    value: b64({ x402Version: 2, accepted, payload }),
-    v1: asset === 'USDC' && v1 ? { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: v1, payload }) } : null,
+    value: b64(`{"x402Version":2,"accepted":${JSON.stringify(accepted)},"payload":${signed}}`),
+    v1: asset === 'USDC' && v1 ? { header: 'X-PAYMENT', value: b64(`{"x402Version":1,"scheme":"exact","network":${JSON.stringify(v1)},"payload":${signed}}`) } : null,
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { Db } from '../../storage/db.ts';
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
+import type { CachedActor } from '../engine/snapshot-cache.ts';
 import type { ClaimRow } from '../merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../merchant/idempotency-records.ts';
 import type { AuthorizationState, StatesRead } from './lanes/usdc-ledger.ts';
@@ -21,6 +22,10 @@ const TAKEOVER_AFTER_MS = 60_000;
 // actor's row in the same round trip (ADR 0034): the purchase starts from it; and, given a
 // ledger read, the legs' authorization states (ADR 0044).
 const ASYNC = `(SELECT set_config('synchronous_commit', 'off', true)) AS async`;
+// The actor's snapshot only when this process does not hold the row at its version already (the
+// quote was made here, or an earlier attempt read it), as pages are read (ADR 0060): the same
+// row, without its jsonb written out by PostgreSQL and parsed again here (ADR 0063).
+const snapshotUnlessKept = (param: number) => `CASE WHEN a.version = $${param}::int THEN NULL ELSE a.snapshot END AS snapshot`;
 const actorJoin = (on: string) => `LEFT JOIN actors a ON ${on}a.id = $1 AND a.kind = '${PURCHASE_KIND}'`;
 
 // A key never seen (nearly every purchase) is claimed by the insert alone, as anm_idem_claim's
@@ -28,20 +33,42 @@ const actorJoin = (on: string) => `LEFT JOIN actors a ON ${on}a.id = $1 AND a.ki
 // the function tells a replay, another request, an attempt in flight or one to take over.
 // The setting rides in the insert's own FROM so that it holds even when no row comes back (the
 // conflict still locks the key's row, a write the commit would otherwise wait to flush).
-const newKeySql = (ledger?: StatesRead): string => `WITH c AS (INSERT INTO idempotency_keys AS i (merchant, mode, key, request_hash, state, intent_id)
+const newKeyText = (ledgerSql: string): string => `WITH c AS (INSERT INTO idempotency_keys AS i (merchant, mode, key, request_hash, state, intent_id)
     SELECT $1, '${SCOPE}', $2, $3, 'in_flight', NULL FROM ${ASYNC}
     ON CONFLICT ON CONSTRAINT idempotency_keys_pkey DO UPDATE
       SET request_hash = EXCLUDED.request_hash, state = 'in_flight', intent_id = EXCLUDED.intent_id,
           status = NULL, headers = NULL, body = NULL, created_at = now(), updated_at = now()
       WHERE i.created_at < now() - interval '24 hours'
     RETURNING 'claimed'::text AS claim)
-SELECT c.claim, a.state, a.snapshot, a.version, a.merchant, a.mode${ledger ? `, ${ledger.sql(4)} AS ledger` : ''}
+SELECT c.claim, a.state, ${snapshotUnlessKept(4)}, a.version, a.merchant, a.mode${ledgerSql && `, ${ledgerSql} AS ledger`}
   FROM c ${actorJoin('')}`;
 
-const claimSql = (ledger?: StatesRead): string => `SELECT c.*, a.state, a.snapshot, a.version, a.merchant, a.mode${ledger ? `, CASE WHEN c.claim = 'claimed' THEN ${ledger.sql(5)} END AS ledger` : ''}
+const claimText = (ledgerSql: string): string => `SELECT c.*, a.state, ${snapshotUnlessKept(5)}, a.version, a.merchant, a.mode${ledgerSql && `, CASE WHEN c.claim = 'claimed' THEN ${ledgerSql} END AS ledger`}
   FROM ${ASYNC}
   CROSS JOIN LATERAL anm_idem_claim($1, '${SCOPE}', $2, $3, NULL, $4) AS c
   ${actorJoin("c.claim = 'claimed' AND ")}`;
+
+/**
+ * A statement's text kept per ledger read, so that every claim sends the same string: built
+ * afresh, each purchase paid for its concatenation and for hashing it again to find its
+ * prepared statement. The key is the read's own text (`StatesRead.sql` gives the same string
+ * for the same shape), whose hash the engine keeps with it. `ledgerSql`: '' without a read.
+ */
+function keptBy(build: (ledgerSql: string) => string, firstParam: number): (ledger?: StatesRead) => string {
+  const kept = new Map<string, string>();
+  return (ledger) => {
+    const ledgerSql = ledger ? ledger.sql(firstParam) : '';
+    let sql = kept.get(ledgerSql);
+    if (sql === undefined) {
+      sql = build(ledgerSql);
+      // Bounded for a ledger whose text varies: then it is built per claim, as before.
+      if (kept.size < 64) kept.set(ledgerSql, sql);
+    }
+    return sql;
+  };
+}
+const newKeySql = keptBy(newKeyText, 5);
+const claimSql = keptBy(claimText, 6);
 
 export type PurchaseClaim =
   /**
@@ -62,16 +89,21 @@ export class PurchaseKeys {
 
   /**
    * Claims `key` for this intent and request fingerprint, or says why the request must not run.
-   * `ledger`: a ledger read to run in the same statement when the key is claimed.
+   * `ledger`: a ledger read to run in the same statement when the key is claimed. `kept`: the
+   * purchase actor's row as this process holds it; at the same version the statement sends no
+   * snapshot back and the claim carries the kept one.
    */
-  async claim(intentId: string, key: string, requestHash: string, ledger?: StatesRead): Promise<PurchaseClaim> {
+  async claim(intentId: string, key: string, requestHash: string, ledger?: StatesRead, kept?: CachedActor): Promise<PurchaseClaim> {
     type Row = ClaimRow & Partial<PurchaseRow> & { ledger?: unknown };
     const ledgerParams = ledger?.params ?? [];
-    let c = (await this.db.query<Row>(newKeySql(ledger), [intentId, key, requestHash, ...ledgerParams])).rows[0];
-    c ??= (await this.db.query<Row>(claimSql(ledger), [intentId, key, requestHash, TAKEOVER_AFTER_MS, ...ledgerParams])).rows[0]!;
+    const keptVersion = kept?.version ?? null;
+    let c = (await this.db.query<Row>(newKeySql(ledger), [intentId, key, requestHash, keptVersion, ...ledgerParams])).rows[0];
+    c ??= (await this.db.query<Row>(claimSql(ledger), [intentId, key, requestHash, TAKEOVER_AFTER_MS, keptVersion, ...ledgerParams])).rows[0]!;
     if (c.claim === 'replay') return { outcome: 'replay', status: c.status!, headers: c.headers ?? {}, body: Buffer.from(c.body!) };
     if (c.claim === 'claimed') {
-      const purchase = c.state && c.snapshot && c.version ? { ...asRead({ state: c.state, snapshot: c.snapshot }), row: { state: c.state, snapshot: c.snapshot, version: c.version, merchant: c.merchant ?? null, mode: c.mode ?? null } } : null;
+      // No snapshot sent: the row is at the version kept, so it is the kept row.
+      const snapshot = c.snapshot ?? (kept && c.version === kept.version ? kept.snapshot : undefined);
+      const purchase = c.state && snapshot && c.version ? { ...asRead({ state: c.state, snapshot }), row: { state: c.state, snapshot, version: c.version, merchant: c.merchant ?? null, mode: c.mode ?? null } } : null;
       return ledger && c.ledger != null ? { outcome: 'claimed', purchase, ledger: ledger.parse(c.ledger) } : { outcome: 'claimed', purchase };
     }
     return { outcome: c.claim };

@@ -172,6 +172,11 @@ export class Purchases {
     return asRead(row);
   }
 
+  /** The purchase's row as this process last wrote or read it, if it still holds it (possibly stale: for a read that checks its version). */
+  kept(intentId: string): CachedActor | undefined {
+    return this.deps.host.seen(intentId);
+  }
+
   async resource(intentId: string) {
     const p = await this.read(intentId);
     return p ? purchaseResource(p.ctx, p.status) : null;

@@ -77,4 +77,29 @@ describe.each(backendFactories)('purchase key claims on %s', (_name, open) => {
     expect((await keys.claim('pi_new', 'k', 'h1')).outcome).toBe('in_flight');
     expect(c.statements.map((s) => s.slice(0, 10))).toEqual(['WITH c AS ', 'SELECT c.*']);
   });
+
+  // ADR 0063: the actor's snapshot comes back only when the row kept in this process is not at its version.
+  it('sends no snapshot for a row kept at its version, on both claim paths; a stale or no kept row gets the stored one', async () => {
+    const stored = { status: 'active', value: 'QUOTED', context: { intent_id: 'pi_kept', from: 'database' } };
+    await b.db.query(
+      `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version) VALUES ('pi_kept', 'purchase', NULL, NULL, 'purchase', 1, 'QUOTED', $1::jsonb, 3)`,
+      [JSON.stringify(stored)],
+    );
+    const keys = new PurchaseKeys(b.db);
+    const kept = (version: number) => ({ version, state: 'QUOTED', snapshot: { status: 'active', value: 'QUOTED', context: { intent_id: 'pi_kept', from: 'process' } }, merchant: null, mode: null });
+    const rowOf = (c: Awaited<ReturnType<PurchaseKeys['claim']>>) => (c.outcome === 'claimed' ? c.purchase?.row : undefined);
+
+    const same = kept(3);
+    const fresh = rowOf(await keys.claim('pi_kept', 'k1', 'h', undefined, same));
+    expect(fresh?.snapshot).toBe(same.snapshot);
+    expect(fresh?.version).toBe(3);
+    expect(rowOf(await keys.claim('pi_kept', 'k2', 'h', undefined, kept(2)))?.snapshot).toEqual(stored);
+    expect(rowOf(await keys.claim('pi_kept', 'k3', 'h'))?.snapshot).toEqual(stored);
+
+    // A key whose record has expired is claimed through anm_idem_claim: the same rule.
+    await b.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE merchant = 'pi_kept' AND key IN ('k1', 'k2')`);
+    const again = kept(3);
+    expect(rowOf(await keys.claim('pi_kept', 'k1', 'h', undefined, again))?.snapshot).toBe(again.snapshot);
+    expect(rowOf(await keys.claim('pi_kept', 'k2', 'h', undefined, kept(4)))?.snapshot).toEqual(stored);
+  });
 });

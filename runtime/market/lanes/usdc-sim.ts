@@ -37,6 +37,15 @@ function statesSql(count: number, n = 1): string {
 }
 
 const stateOf = (r: { used: boolean; balance: string | null }): AuthorizationState => ({ used: r.used, balance: BigInt(r.balance ?? '0') });
+const statesAggSqls = new Map<number, string>();
+/** `statesSql` as one JSON value, kept per count and first parameter as it is: the claim's statement is built around the same text every time. */
+function statesAggSql(count: number, n: number): string {
+  const key = count * 1000 + n;
+  let sql = statesAggSqls.get(key);
+  if (sql === undefined) statesAggSqls.set(key, (sql = `(SELECT json_agg(json_build_object('used', s.used, 'balance', s.balance) ORDER BY s.i) FROM (${statesSql(count, n)}) AS s)`));
+  return sql;
+}
+
 const statesParams = (auths: ReadonlyArray<{ authorizer: string; nonce: string }>) => auths.flatMap((a) => [lower(a.authorizer), lower(a.nonce)]);
 
 export class UsdcSimLedger implements UsdcLedger {
@@ -76,7 +85,7 @@ export class UsdcSimLedger implements UsdcLedger {
 
   authorizationStatesRead(auths: ReadonlyArray<{ authorizer: string; nonce: string }>): StatesRead {
     return {
-      sql: (n) => `(SELECT json_agg(json_build_object('used', s.used, 'balance', s.balance) ORDER BY s.i) FROM (${statesSql(auths.length, n)}) AS s)`,
+      sql: (n) => statesAggSql(auths.length, n),
       params: statesParams(auths),
       parse: (v) => (v as Array<{ used: boolean; balance: string | null }>).map(stateOf),
     };

@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { USDC_TOKEN } from '../../machines/money/market.ts';
+import { decodeLeg, fromBase64Json, paymentHeaders } from './leg-codec.ts';
+import { DEFAULT_TIMEOUT_S, legRequirement, v1NetworkName } from './requirements.ts';
+import type { UsdcToken } from './lanes/usdc-ledger.ts';
+
+/** The headers as the code before wrote them: each document stringified whole. */
+function wholeDocuments(asset: 'USDC' | 'ANM', payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string }, token: UsdcToken = USDC_TOKEN) {
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64');
+  const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
+  const v1 = v1NetworkName(token);
+  if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
+  return {
+    header: 'PAYMENT-SIGNATURE',
+    value: b64({ x402Version: 2, accepted, payload }),
+    v1: asset === 'USDC' && v1 ? { header: 'X-PAYMENT', value: b64({ x402Version: 1, scheme: 'exact', network: v1, payload }) } : null,
+  };
+}
+
+const payloads = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 })).map((v) => JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
+const tokens = fc.constantFrom<UsdcToken>(USDC_TOKEN, { ...USDC_TOKEN, chainId: 84532, name: 'USDC' }, { ...USDC_TOKEN, chainId: 10 });
+
+describe('the seller leg handed back as payment headers (DESIGN §5 "Purchase")', () => {
+  it('writes byte for byte the documents stringified whole, on both lanes, with or without a reference', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('USDC' as const, 'ANM' as const), payloads, fc.string({ minLength: 1 }), fc.bigInt({ min: 1n, max: 10n ** 30n }), fc.option(fc.string(), { nil: undefined }), tokens, (asset, payload, payTo, amount, reference, token) => {
+          const seller = { payTo, amount: amount.toString(), ...(reference !== undefined && { reference }) };
+          expect(paymentHeaders(asset, payload, seller, token)).toEqual(wholeDocuments(asset, payload, seller, token));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('decodes back to the payload it carries', () => {
+    const payload = { signature: '0xab', authorization: { from: '0x01', nonce: '0x02' } };
+    const h = paymentHeaders('USDC', payload, { payTo: '0x03', amount: '10' });
+    expect(decodeLeg(h.value)?.payload).toEqual(payload);
+    expect(fromBase64Json(h.v1!.value)).toEqual({ x402Version: 1, scheme: 'exact', network: 'base', payload });
+  });
+});
