@@ -55,6 +55,13 @@ const SETTLE_EVENTS: RandomEvent[] = [
   { type: 'leg.settled', at: T + 1000, leg: 'seller', tx: 'tx_seller' },
   { type: 'leg.settled', at: T + 1000, leg: 'fee', tx: 'tx_fee' },
 ];
+// The seller paid and the fee leg failing: the one way to FEE_FAILED.
+const FEE_FAILED_EVENTS: RandomEvent[] = [SETTLE_EVENTS[0]!, SETTLE_EVENTS[1]!, { type: 'leg.failed', at: T + 1000, leg: 'fee', reason: 'x' }];
+// A routed execution the seller answers with a 500.
+const SELLER_FAILED_EVENTS: RandomEvent[] = [
+  { type: 'purchase.execute', at: T + 1000, fee: leg(SETTLE_QUOTE.fee.pay_to, SETTLE_QUOTE.fee.amount, 'n3'), deadline_at: T + 46_000 },
+  { type: 'execute.answered', at: T + 2000, seller_status: 500 },
+];
 
 describe('purchase machine model (DESIGN §5)', () => {
   it('fee only after seller; gross holds; terminal accepts nothing; replay equals the snapshot; the execute response says the status the answer leads to', () => {
@@ -96,9 +103,10 @@ describe('purchase machine model (DESIGN §5)', () => {
           if (JSON.stringify(replayed) !== JSON.stringify(snap)) throw new Error('replay differs from the snapshot');
         },
       ),
-      // The settling schedule (verify, seller settled, fee settled) is one among many: given as
-      // an example so every run covers SETTLED, while the random ones search the rest.
-      { numRuns: 500, examples: [[[SETTLE_QUOTE, SETTLE_EVENTS]]] },
+      // The settling schedule (verify, seller settled, fee settled) is one among many, and so are
+      // the ways to FEE_FAILED and SELLER_FAILED: given as examples so every run covers those
+      // states (random runs alone missed FEE_FAILED now and then), while the random ones search the rest.
+      { numRuns: 500, examples: [[[SETTLE_QUOTE, SETTLE_EVENTS]], [[SETTLE_QUOTE, FEE_FAILED_EVENTS]], [[SETTLE_QUOTE, SELLER_FAILED_EVENTS]]] },
     );
     // The sequences must reach every state, or the properties above were checked on nothing.
     expect([...reached].sort()).toEqual(['EXECUTING', 'EXPIRED', 'FEE_FAILED', 'QUOTED', 'SELLER_FAILED', 'SETTLED', 'VERIFIED']);
@@ -145,6 +153,8 @@ const anmEventArb = (q: ReturnType<typeof anmQuote>) =>
 const ANM_SETTLE_QUOTE = anmQuote(1_000_000n);
 const included = (tx: string, h: number, head: number, pos: number) => ({ type: 'chain.tx.included', at: T + 2000, tx_hash: tx, from: 'anm1b', merchant_leg: '1', fee_leg: '0', block_height: h, block_hash: `blk${h}`, receipt: 'success', head, pos });
 const ANM_SETTLE_EVENTS = [included(SELLER_TX, 1, 3, 1), included(FEE_TX, 2, 4, 2)];
+type AnmRandomEvent = ReturnType<typeof anmEventArb> extends fc.Arbitrary<infer E> ? E : never;
+const ANM_FEE_FAILED_EVENTS: AnmRandomEvent[] = [included(SELLER_TX, 1, 3, 1), { type: 'leg.failed', at: T + 2500, leg: 'fee', reason: 'x' }];
 
 describe('purchase machine model on the ANM lane (DESIGN §3, §5; ADR 0016)', () => {
   it('fee only after seller, both on chain; gross holds; terminal accepts nothing; replay equals the snapshot', () => {
@@ -183,7 +193,7 @@ describe('purchase machine model on the ANM lane (DESIGN §3, §5; ADR 0016)', (
       ),
       // Both legs deep in order is one schedule among many: given as an example so every run
       // covers SETTLED, while the random ones search the rest.
-      { numRuns: 500, examples: [[[ANM_SETTLE_QUOTE, true, ANM_SETTLE_EVENTS]]] },
+      { numRuns: 500, examples: [[[ANM_SETTLE_QUOTE, true, ANM_SETTLE_EVENTS]], [[ANM_SETTLE_QUOTE, true, ANM_FEE_FAILED_EVENTS]]] },
     );
     expect([...reached].sort()).toEqual(['EXPIRED', 'FEE_FAILED', 'QUOTED', 'SETTLED', 'VERIFIED']);
   });
