@@ -3,7 +3,7 @@
  * rules for names as well as IP literals, at the check and again at connect time.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTarget, forward, prepareCall } from './forward.ts';
 
@@ -83,5 +83,62 @@ describe('forward', () => {
     expect(await dropped.send()).toEqual({ ok: false, sent: false, reason: 'cancelled before sending' });
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toBe(before + 1);
+  });
+
+  it('a prepared call whose kept connection the seller closed meanwhile is made on a fresh one when sent; a cancelled one closes its connection (ADR 0062)', async () => {
+    // A seller that closes an idle connection after 150 ms and sends no Keep-Alive hint, as many
+    // servers that are not Node's do; it counts the requests and the connections it sees close.
+    let requests = 0;
+    let closed = 0;
+    const sockets = new Set<net.Socket>();
+    const seller = net.createServer((s) => {
+      sockets.add(s);
+      let idle: NodeJS.Timeout | undefined;
+      const arm = (): void => {
+        clearTimeout(idle);
+        idle = setTimeout(() => s.end(), 150);
+      };
+      arm();
+      s.on('data', (d) => {
+        if (!d.toString().includes('\r\n\r\n')) return;
+        requests++;
+        s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        arm();
+      });
+      s.on('close', () => {
+        clearTimeout(idle);
+        closed++;
+        sockets.delete(s);
+      });
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => seller.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/x`;
+    const req = { url, method: 'GET', headers: {}, body: null };
+    try {
+      expect((await forward(req, { allowPrivate: true })).ok).toBe(true);
+      await new Promise((r) => setTimeout(r, 100));
+      // Takes the kept connection; the seller closes it while the call waits to be sent.
+      const call = prepareCall(req, { allowPrivate: true });
+      await new Promise((r) => setTimeout(r, 150));
+      const res = await call.send();
+      expect(res.ok && res.body.toString()).toBe('ok');
+      expect(requests).toBe(2);
+
+      // A cancelled call gives its connection up: the seller sees it close well before its own
+      // idle close, and no request on it.
+      const openBefore = sockets.size;
+      const dropped = prepareCall({ ...req, url: `${url}?new` }, { allowPrivate: true });
+      await new Promise((r) => setTimeout(r, 20));
+      const closedBefore = closed;
+      dropped.cancel();
+      for (let i = 0; i < 10 && closed === closedBefore; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(closed).toBeGreaterThan(closedBefore);
+      expect(requests).toBe(2);
+      expect(sockets.size).toBeLessThanOrEqual(openBefore);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => seller.close(() => r()));
+    }
   });
 });

@@ -160,12 +160,15 @@ export function prepareCall(req: ForwardRequest, opts: ForwardOptions): Prepared
     res.on('error', (err) => finish({ ok: false, sent: true, reason: describe(err, timeoutMs) }));
   }
   let sent = false;
+  let cancelled = false;
   // A connection that fails before the request is written (refused, or its address blocked by
   // the guarded lookup) sent nothing; once written, the seller may have it.
   request.on('error', (err) => finish({ ok: false, sent: sent && (err as NodeJS.ErrnoException).code !== 'EBLOCKEDADDRESS', reason: describe(err, timeoutMs) }));
   return {
     send() {
-      if (done) return answer;
+      // It failed while it waited, before a byte was written: most often a kept connection the
+      // seller closed meanwhile. Nothing reached the seller, so a call made now is the call.
+      if (done) return cancelled ? answer : prepareCall(req, opts).send();
       sent = true;
       // The whole exchange, connect to the answer's last byte, within the timeout. A plain timer
       // costs less per call than an AbortSignal and its listeners on the request and socket.
@@ -178,6 +181,7 @@ export function prepareCall(req: ForwardRequest, opts: ForwardOptions): Prepared
     },
     cancel() {
       if (sent) return;
+      cancelled = true;
       finish({ ok: false, sent: false, reason: 'cancelled before sending' });
       request.destroy();
     },

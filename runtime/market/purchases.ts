@@ -25,7 +25,7 @@ import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
 import { ledgerReadAhead, verifyUsdcLeg, verifyUsdcLegs, type DecodedLegs, type LedgerReadAhead } from './usdc-purchase.ts';
 import { bindingCompanion, bindLegs } from './leg-nonces.ts';
-import { CompanionRefusedError } from '../engine/errors.ts';
+import { CompanionRefusedError, UnknownActorError } from '../engine/errors.ts';
 import { joinCompanions } from '../engine/companions.ts';
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import { DEFAULT_TIMEOUT_S } from './requirements.ts';
@@ -267,6 +267,15 @@ export class Purchases {
    * reason before the bindings' (a ledger check reads the ledger).
    */
   async recordLegs(ctx: PurchaseContext, event: PurchaseEvent, legs: { seller: VerifiedLeg | null; fee: VerifiedLeg }, record?: CreateCompanion | null, refused?: () => Promise<void>): Promise<ApplyResult> {
+    return this.bindAndRecord(ctx, event, legs, record, refused).catch((err: unknown) => {
+      // The purchase this process kept is gone (a quote lost with PostgreSQL's crash: its commit
+      // did not wait for the flush, ADR 0064): nothing was bound or recorded.
+      if (err instanceof UnknownActorError) throw new MarketRefusal('not_found', 'No purchase intent with this id.');
+      throw err;
+    });
+  }
+
+  private async bindAndRecord(ctx: PurchaseContext, event: PurchaseEvent, legs: { seller: VerifiedLeg | null; fee: VerifiedLeg }, record?: CreateCompanion | null, refused?: () => Promise<void>): Promise<ApplyResult> {
     const intentId = ctx.intent_id;
     const toBind = [...(legs.seller ? [{ leg: legs.seller, name: 'seller' as const }] : []), { leg: legs.fee, name: 'fee' as const }];
     const held = ctx.asset === 'ANM' && legs.seller ? anmNonces({ seller: legs.seller, fee: legs.fee }) : null;

@@ -151,6 +151,24 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(hits['/echo']).toBe(before + 1);
   });
 
+  it('a quote this process kept but PostgreSQL lost (its commit did not wait for the flush, ADR 0064): 404 not_found, nothing bound, nothing forwarded', async () => {
+    const q = await quote('parrot');
+    expect(h.host.seen(q.intent_id)).toBeTruthy();
+    // What a crash of PostgreSQL within the WAL writer's delay leaves: no trace of the quote.
+    await h.backend.db.tx(async (t) => {
+      for (const table of ['timers', 'actor_events', 'actors']) await t.query(`DELETE FROM ${table} WHERE ${table === 'actors' ? 'id' : 'actor_id'} = $1`, [q.intent_id]);
+    });
+    const before = hits['/echo'] ?? 0;
+    const fee0 = await feeBalance();
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: await sellerHeader('/echo', 'POST'), body: {} } });
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe('not_found');
+    expect((await h.backend.db.query(`SELECT 1 FROM market_leg_nonces WHERE intent_id = $1`, [q.intent_id])).rowCount).toBe(0);
+    await new Promise((res) => setTimeout(res, 50));
+    expect(hits['/echo'] ?? 0).toBe(before);
+    expect(await feeBalance()).toBe(fee0);
+  });
+
   it('seller 500: SELLER_FAILED and the fee is never taken ("settles the fee leg only when the seller answered below 400")', async () => {
     const q = await quote('oracle');
     const fee0 = await feeBalance();
