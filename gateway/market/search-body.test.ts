@@ -56,4 +56,20 @@ describe('search bodies', () => {
       { numRuns: 200 },
     );
   });
+
+  it('a query string asked once is not kept; from its second ask its answer is (ADR 0065)', () => {
+    const ix = index(20);
+    let asked = 0;
+    const search = ix.search.bind(ix);
+    ix.search = (q) => (asked++, search(q));
+    const answer = searchAnswers(ix);
+    const url = '/api/v1/search?capability=weather&limit=3';
+    const first = bytes(answer(url, { capability: 'weather', limit: '3' }));
+    expect(asked).toBe(1);
+    expect(bytes(answer(url, { capability: 'weather', limit: '3' })).equals(first)).toBe(true);
+    expect(asked).toBe(2);
+    const kept = answer(url, { capability: 'weather', limit: '3' });
+    expect(asked).toBe(2);
+    expect(Buffer.isBuffer(kept) && kept.equals(first)).toBe(true);
+  });
 });

@@ -10,6 +10,7 @@ import { MARKET_FEE_BPS, MARKET_LANES, parseAtomicDecimal } from '../../machines
 import { DEFAULT_TIMEOUT_S, laneNetwork, legRequirement } from '../../runtime/market/requirements.ts';
 import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import type { SearchHit, SearchIndex } from '../../runtime/market/search-index.ts';
+import { SecondSight } from '../../runtime/market/second-sight.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
 import type { MarketDeps } from './deps.ts';
@@ -96,24 +97,31 @@ function searchBody(hits: readonly SearchHit[], limit: number): Buffer | string 
 
 /** Query strings kept with their answers; oldest out. */
 const QUERIES_KEPT = 1024;
+/** Query strings remembered as asked once (4 bytes each), so that the second ask keeps its answer. */
+const QUERIES_SEEN = 16_384;
 
 /**
  * The body for a search request: its URL (the kept key) and its parsed query string.
  * A query string answered while the listings had this generation is the same valid question
  * with the same answer while they keep it: agents repeat theirs, and for a kept answer its
  * check and the index's normalised key cost more than the rest of the handler. Only strings
- * that passed the check are kept.
+ * that passed the check are kept, and only from their second ask (ADR 0065): a string asked
+ * once would otherwise hold its entry, answer and URL for a thousand questions.
  */
 export function searchAnswers(index: SearchIndex): (url: string, query: unknown) => Buffer | string {
   const asked = new Map<string, { generation: number; hits: readonly SearchHit[]; limit: number }>();
+  const sight = new SecondSight(QUERIES_SEEN);
   return (url, query) => {
     const generation = index.generation;
     let a = asked.get(url);
     if (a === undefined || a.generation !== generation) {
       const q = parseQuery(searchQuery, query);
+      const known = a !== undefined || sight.seenBefore(url);
       a = { generation, limit: q.limit, hits: index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 }) };
-      if (asked.size >= QUERIES_KEPT && !asked.has(url)) asked.delete(asked.keys().next().value!);
-      asked.set(url, a);
+      if (known) {
+        if (asked.size >= QUERIES_KEPT && !asked.has(url)) asked.delete(asked.keys().next().value!);
+        asked.set(url, a);
+      }
     }
     return searchBody(a.hits, a.limit);
   };

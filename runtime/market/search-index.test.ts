@@ -144,6 +144,25 @@ describe('SearchIndex kept answers', () => {
     expect(rescanned.map((h) => h.score)).toEqual(after.map((h) => h.score));
     expect(rescanned.find((h) => h.record.resource_id === 'res_a')?.record.status).toBe('verified');
   });
+
+  it("a question or a word asked once keeps nothing; its second ask keeps the answer and the word's hits", () => {
+    const idx = new SearchIndexWith([record({ name: 'weather storm' }, 100, 'res_a'), record({ name: 'maps' }, 100, 'res_b')]);
+    const kept = idx as unknown as { answers: Map<string, unknown>; words: Map<string, unknown> };
+    const first = idx.search({ capability: 'storm' });
+    expect([kept.answers.size, kept.words.size]).toEqual([0, 0]);
+    const second = idx.search({ capability: 'storm' });
+    expect(second).not.toBe(first);
+    expect(second).toEqual(first);
+    expect([kept.answers.size, kept.words.size]).toEqual([1, 1]);
+    expect(idx.search({ capability: 'storm' })).toBe(second);
+    // A word first asked in one question is kept when another brings it back; that question is not.
+    idx.search({ capability: 'maps' });
+    expect([kept.answers.size, kept.words.size]).toEqual([1, 1]);
+    idx.search({ capability: 'maps storm' });
+    idx.search({ capability: 'weather maps' });
+    expect([kept.answers.size, [...kept.words.keys()].sort()]).toEqual([1, ['maps', 'storm']]);
+    expect(ids(idx.search({ capability: 'maps storm' }))).toEqual(ids(new SearchIndexWith([record({ name: 'weather storm' }, 100, 'res_a'), record({ name: 'maps' }, 100, 'res_b')]).search({ capability: 'maps storm' })));
+  });
 });
 
 /** A fresh index over the given listings: what a restarted process would answer. */

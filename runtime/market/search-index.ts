@@ -10,6 +10,8 @@
  * listing changes. A query never seen before but made of known words is a merge of kept
  * hits, not a MiniSearch pass over every listing a common word matches; its page is read
  * from the heads of those hits (ADR 0050), and the asset and ceiling are integer comparisons.
+ * Both layers keep a key only from its second sight (ADR 0065): a question or word asked once
+ * leaves a fingerprint, not an entry for the collector to promote and sweep.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { parseAtomicDecimal, type MarketAsset } from '../../machines/money/market.ts';
@@ -17,6 +19,7 @@ import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { Listings } from './listings.ts';
 import { PriceFilter, type Ceilings } from './search-prices.ts';
 import { heldEntries, Ranker, termHits, type TermHits } from './search-rank.ts';
+import { SecondSight } from './second-sight.ts';
 
 interface Doc {
   id: string;
@@ -43,6 +46,9 @@ const BOOST = { name: 3, tags: 2, category: 2, description: 1 };
 const ANSWERS_MAX = 1024;
 /** Word hits kept, counted in listings (12 bytes each) with each word's own cost: a bound on memory (some 24 MB). */
 const WORD_HITS_MAX = 2_000_000;
+/** Answers and words remembered as seen once (4 bytes each): a word may come back in another question much later. */
+const ANSWERS_SEEN = 16_384;
+const WORDS_SEEN = 65_536;
 
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 const processTerm = MiniSearch.getDefault('processTerm') as (term: string) => string | string[] | null | undefined | false;
@@ -77,6 +83,8 @@ export class SearchIndex {
   private readonly words = new Map<string, TermHits>();
   private wordHitsHeld = 0;
   private readonly answers = new Map<string, readonly SearchHit[]>();
+  private readonly answersSeen = new SecondSight(ANSWERS_SEEN);
+  private readonly wordsSeen = new SecondSight(WORDS_SEEN);
   private changes = 0;
   private readonly ranker = new Ranker();
   private since: Date | null = null;
@@ -154,6 +162,7 @@ export class SearchIndex {
       return kept;
     }
     const hits = this.rank(words, ceilings, q.asset, q.limit ?? 0);
+    if (!this.answersSeen.seenBefore(key)) return hits;
     if (this.answers.size >= ANSWERS_MAX) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, hits);
     return hits;
@@ -174,7 +183,7 @@ export class SearchIndex {
     return out;
   }
 
-  /** One word's hits over every listing, kept until a listing's words change. */
+  /** One word's hits over every listing, kept from its second sight until a listing's words change. */
   private hitsOf(word: string): TermHits {
     const kept = this.words.get(word);
     if (kept) {
@@ -183,6 +192,7 @@ export class SearchIndex {
       return kept;
     }
     const hits = termHits(this.scored(word), this.records.length);
+    if (!this.wordsSeen.seenBefore(word)) return hits;
     this.words.set(word, hits);
     this.wordHitsHeld += heldEntries(hits);
     for (const [w, h] of this.words) {
