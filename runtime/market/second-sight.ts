@@ -22,7 +22,7 @@ export class SecondSight {
    */
   seenBefore(key: string): boolean {
     const h = fingerprint(key);
-    const slot = (h ^ (h >>> 16)) & this.mask;
+    const slot = h & this.mask;
     if (this.prints[slot] === h) return true;
     this.prints[slot] = h;
     return false;
@@ -30,11 +30,15 @@ export class SecondSight {
 }
 
 /**
- * FNV-1a over the UTF-16 code units, never 0 (an empty slot). Node's hashes (node:crypto)
- * cost a native call and an object per key, more than the kept answer saves on a short key.
+ * FNV-1a over the UTF-16 code units, then MurmurHash3's finaliser so that keys differing in
+ * their last characters (`p1234`, `p1235`) spread over the slots; never 0 (an empty slot).
+ * Node's hashes (node:crypto) cost a native call and an object per key, more than the kept
+ * answer saves on a short key.
  */
 function fingerprint(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h | 0 || 1;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0 || 1;
 }
