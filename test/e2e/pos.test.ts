@@ -195,6 +195,7 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
   });
 
   it('tablet portrait and landscape: today\'s table with long notes and amounts stays inside its panel, no page scrolls sideways', { timeout: 90_000 }, async () => {
+    const zone = elevenOClockZone();
     const till = dashClient(h.svc);
     await till.login(m.dashboard.email, m.dashboard.password);
     for (const [n, sale] of [
@@ -208,9 +209,12 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
       ['portrait', { width: 768, height: 1024 }],
       ['landscape', { width: 1024, height: 768 }],
     ] as const) {
-      const tablet = await browser.newContext({ viewport, hasTouch: true, bypassCSP: true });
+      // The sales' times shown at their widest whatever the hour the test runs at: a time zone in
+      // which it was 11 o'clock when they were made (a 9:xx took a character less and hid an overflow).
+      const tablet = await browser.newContext({ viewport, hasTouch: true, bypassCSP: true, locale: 'en-US', timezoneId: zone });
       const page = await openTill(tablet);
       await page.locator('anm-pos td', { hasText: '0123456789'.repeat(3) }).waitFor();
+      expect(await page.locator('anm-pos td', { hasText: /^\s*1[0-2]:\d\d(:\d\d)?\s[AP]M\s*$/ }).count()).toBeGreaterThan(0);
       const overflow = await page.evaluate(() => {
         const panel = document.querySelector('anm-pos')!.shadowRoot!.querySelector('section[aria-labelledby="today"]')!;
         const box = panel.getBoundingClientRect();
@@ -234,3 +238,10 @@ describe.skipIf(skipBrowser)('point of sale in Chromium', () => {
     }
   });
 });
+
+/** An `Etc/GMT` zone where the hour now is 11 (AM or PM), for the next few minutes. */
+function elevenOClockZone(): string {
+  const ahead = (((11 - new Date().getUTCHours()) % 12) + 12) % 12;
+  // Etc/GMT-N is N hours ahead of UTC (the sign is POSIX's, inverted).
+  return ahead === 0 ? 'UTC' : `Etc/GMT-${ahead}`;
+}

@@ -227,7 +227,7 @@ export class AnmPos extends LitElement {
                 <tbody>
                   ${day.data.map(
                     (s) => html`<tr>
-                      <td>${s.created_at ? new Date(s.created_at).toLocaleTimeString() : '—'}</td>
+                      <td>${s.created_at ? new Date(s.created_at).toLocaleTimeString([], TIME_OF_SALE) : '—'}</td>
                       <td class="amount">${s.currency === 'ANM' ? s.anm_amount_formatted : `${s.requested_amount ?? ''} ${s.currency}`}</td>
                       <td>${breakable(s.status)}</td>
                       <td class="note">${s.description ?? ''}</td>
@@ -240,6 +240,9 @@ export class AnmPos extends LitElement {
     </section>`;
   }
 }
+
+/** Hours and minutes: seconds added nothing at a counter, and widened the column past a tablet's panel at 10-12 o'clock. */
+const TIME_OF_SALE: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
 
 customElements.define('anm-pos', AnmPos);
 
