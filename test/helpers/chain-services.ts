@@ -13,13 +13,18 @@ import { openReal, type Backend } from './backends.ts';
 
 export class ChainServices {
   private readonly running = new Set<ChildProcess>();
+  /** What each process wrote to stderr (indexer errors), for a failing test's message. */
+  readonly stderr = new Map<ChildProcess, string>();
 
   /** Starts one service process and resolves once it is ready. */
   start(env: Record<string, string>): Promise<ChildProcess> {
     const p = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/chain-child.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.running.add(p);
     let err = '';
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      this.stderr.set(p, err.slice(-4000));
+    });
     p.on('exit', () => this.running.delete(p));
     return new Promise((resolve, reject) => {
       p.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(p));

@@ -130,7 +130,9 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
           const receipt = await rpc.getTransactionReceipt(r.tx);
           const depth = receipt ? head - receipt.block_height + 1 : 0;
           // A CONFIRMING refund must also count the chain's confirmations.
-          if (receipt) out.set(r.refund, receipt.status !== 'success' ? 'FAILED' : depth >= 12 ? 'CONFIRMED' : `CONFIRMING ${depth}`);
+          // The block too: a refund still CONFIRMED in the block the reorg removed is not in step
+          // yet, only its reorg signal is late (it was still on its way when a state-only check passed).
+          if (receipt) out.set(r.refund, receipt.status !== 'success' ? 'FAILED' : depth >= 12 ? `CONFIRMED in ${receipt.block_hash}` : `CONFIRMING ${depth} in ${receipt.block_hash}`);
           else out.set(r.refund, pending.has(r.tx) ? 'SUBMITTED' : 'REQUIRES_SIGNATURE');
         }
         return out;
@@ -140,7 +142,8 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
         const wrong: string[] = [];
         for (const r of rounds) {
           const rf = (await row(r.refund))!;
-          const got = rf.state === 'CONFIRMING' ? `CONFIRMING ${String(rf.snapshot.context.confirmations)}` : rf.state;
+          const block = String(rf.snapshot.context.block_hash);
+          const got = rf.state === 'CONFIRMING' ? `CONFIRMING ${String(rf.snapshot.context.confirmations)} in ${block}` : rf.state === 'CONFIRMED' ? `CONFIRMED in ${block}` : rf.state;
           if (got !== want.get(r.refund)) wrong.push(`${r.refund}: ${got}, chain says ${want.get(r.refund)}`);
         }
         return wrong;
@@ -150,7 +153,23 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
       // What the refunds out of step heard, in the order they applied it, for the failure message.
       const heard = async (id: string) =>
         (await b.db.query<{ h: string }>(`SELECT seq || ' ' || (event->>'type') || ' pos=' || coalesce(event->>'pos', '-') || ' -> ' || state_after AS h FROM actor_events WHERE actor_id = $1 ORDER BY seq`, [id])).rows.map((r) => r.h);
-      const detail = await Promise.all(wrong.map(async (w) => `${w}\n  ${(await heard(w.split(':')[0]!)).join('\n  ')}`));
+      // Every event id the actor was handed, applied or ignored, in the order they were recorded.
+      const handed = async (id: string) =>
+        (await b.db.query<{ h: string }>(`SELECT to_char(at, 'HH24:MI:SS.MS') || ' ' || event_id || ' ' || outcome AS h FROM processed_events WHERE actor_id = $1 ORDER BY at`, [id])).rows.map((r) => r.h);
+      const watched = async (id: string) =>
+        (await b.db.query<{ h: string }>(`SELECT tx_hash || ' h=' || coalesce(block_height::text, '-') || ' ' || coalesce(left(block_hash, 12), '-') || ' inc=' || coalesce(inclusion_pos::text, '-') AS h FROM chain_watch WHERE actor_id = $1`, [id])).rows.map((r) => r.h);
+      const chainRows = async () =>
+        (await b.db.query<{ h: string }>(`SELECT height || ' ' || left(hash, 12) AS h FROM chain_blocks ORDER BY height DESC LIMIT 20`)).rows.map((r) => r.h).join(' | ');
+      const detail = await Promise.all(
+        wrong.map(async (w) => {
+          const id = w.split(':')[0]!;
+          return `${w}\n  ${(await heard(id)).join('\n  ')}\n handed:\n  ${(await handed(id)).join('\n  ')}\n watch: ${(await watched(id)).join('; ')}\n tx: ${JSON.stringify(await rpc.getTransactionReceipt(rounds.find((r) => r.refund === id)!.tx))}`;
+        }),
+      );
+      const activity = async () =>
+        (await b.db.query<{ h: string }>(`SELECT pid || ' ' || coalesce(state, '-') || ' ' || coalesce(wait_event_type, '-') || '/' || coalesce(wait_event, '-') || ' xact ' || coalesce(to_char(xact_start, 'HH24:MI:SS.MS'), '-') || ' ' || left(query, 160) AS h FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`)).rows.map((r) => r.h);
+      const leases = async () => (await b.db.query<{ h: string }>(`SELECT network || ' ' || holder || ' ' || to_char(expires_at, 'HH24:MI:SS.MS') AS h FROM chain_leases`)).rows.map((r) => r.h);
+      if (wrong.length > 0) detail.push(`now ${new Date().toISOString()}`, `leases: ${(await leases()).join('; ')}`, `active:\n  ${(await activity()).join('\n  ')}`, `indexed: ${await chainRows()}`, `chain head ${await rpc.blockNumber()}`, ...procs.map((p, i) => `proc ${i} stderr: ${services.stderr.get(p) ?? ''}`));
       expect(wrong, `seed ${SEED}\n${detail.join('\n')}`).toEqual([]);
 
       // The intent hears of its refund's end through the refund's outbox, after the refund's own
@@ -179,7 +198,9 @@ describe.skipIf(!realAvailable)('refund transfers reorged under paused service p
         if (rf.state === 'REQUIRES_SIGNATURE') expect(rctx.tx_hash).toBeNull();
         // The facts: the payment's story is untouched by its refund; the refund's says completed exactly when it is.
         expect(intentStoryProblems(await storyOf(b.db, r.intent), ir.state, r.payTx), `${r.intent} facts`).toEqual([]);
-        expect(refundStoryProblems(await storyOf(b.db, r.refund), rf.state, rctx.tx_hash), `${r.refund} facts`).toEqual([]);
+        const story = await storyOf(b.db, r.refund);
+        const factsOf = story.facts.map((f) => `${f.seq}:${f.i} ${f.type} ${f.status ?? '-'}`).join('\n  ');
+        expect(refundStoryProblems(story, rf.state, rctx.tx_hash), `${r.refund} facts (seed ${SEED})\n  ${factsOf}\nheard:\n  ${(await heard(r.refund)).join('\n  ')}`).toEqual([]);
       }
     } finally {
       await close();
