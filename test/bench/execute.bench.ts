@@ -17,7 +17,9 @@
  * service, where each call starts once that work is done (the latency a caller sees when the
  * marketplace is not busy).
  * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time,
- * back to back, 500), BENCH_IDLE (one at a time on an idle service, 300).
+ * back to back, 500), BENCH_IDLE (one at a time on an idle service, 300), BENCH_PARTS (the parts
+ * to run, comma-separated among `statements,saturated,serial,idle`, default all: to iterate on one),
+ * BENCH_TRACE=1 (the serial part's critical path, segment by segment: execute-trace.ts).
  */
 import { databaseTransport } from './bench-env.ts';
 import http from 'node:http';
@@ -37,6 +39,7 @@ import { signLeg } from '../fixtures/market.ts';
 import { anmLeg } from '../fixtures/market-anm.ts';
 import { busyShare, machineTicks } from './proc-cpu.ts';
 import { drive, fmt, percentile, type RunStats } from './stats.ts';
+import { traceExecutions } from './execute-trace.ts';
 
 const { openEmbedded, openReal, postgresReachable } = await import('../helpers/backends.ts');
 
@@ -44,6 +47,7 @@ const OPS = Number(process.env.BENCH_OPS ?? 3_000);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 500);
 const IDLE = Number(process.env.BENCH_IDLE ?? 300);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'statements,saturated,serial,idle').split(','));
 const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Array<'USDC' | 'ANM'>;
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
 
@@ -100,6 +104,7 @@ await host.apply({ kind: 'listing', id: resourceId }, {
 });
 await market.start(60_000);
 const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
+const trace = process.env.BENCH_TRACE === '1' ? traceExecutions({ app, db: backend.db, market, sellerPath: new URL(sellerUrl).pathname, benchAgent: agent }) : null;
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`backend ${backend.name} (${backend.name === 'postgres+nats' ? databaseTransport(process.env.DATABASE_URL ?? '') : 'PGlite'}); lanes ${LANES.join(', ')}; ${OPS} saturated + ${SERIAL} serial executions per lane, concurrency ${CONC}\n`);
 
@@ -240,22 +245,38 @@ async function onIdleService(lane: 'USDC' | 'ANM', routed: (p: Prepared) => Prom
 const rows: Row[] = [];
 const added: string[] = [];
 for (const lane of LANES) {
-  const st = await statementsPer(lane, 20);
-  const prepared = await prepare(lane, OPS + SERIAL);
   const direct = (p: Prepared) => call(sellerUrl, JSON.stringify({ question: 1 }), { 'payment-signature': p.header }).then(check(200));
   const routed = (p: Prepared) => call(`${url}/api/v1/route/execute`, p.body).then(check(200));
-  const ids = (from: number, n: number) => prepared.slice(from, from + n).map((p) => p.id);
-  rows.push(await measure(`${lane}: direct call to the seller`, OPS, CONC, (i) => direct(prepared[i]!)));
-  const relay0 = relayStatements;
-  rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!), () => drained(lane, ids(0, OPS))));
-  added.push(`${lane}: ${fmt(st.all, 1)} SQL statements per execution, ${fmt(st.before, 1)} of them before the answer is returned; the outbox relay's ${fmt(st.relay, 1)} one execution at a time, ${fmt((relayStatements - relay0) / OPS, 2)} in the saturated run`);
-  const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, 1, (i) => direct(prepared[OPS + i]!));
-  const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => routed(prepared[OPS + i]!), () => drained(lane, ids(OPS, SERIAL)));
-  rows.push(d1, r1);
-  added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time, back to back)`);
-  const idle = await onIdleService(lane, routed, direct);
-  const [ir, id] = [percentile(idle.routed, 50), percentile(idle.direct, 50)];
-  added.push(`${lane}: added latency p50 ${fmt(ir - id, 2)} ms on an idle service (routed ${fmt(ir, 2)} ms, p99 ${fmt(percentile(idle.routed, 99), 2)} ms − direct ${fmt(id, 2)} ms; ${IDLE} of each, each after the previous one's work was done)`);
+  if (PARTS.has('statements') || PARTS.has('saturated')) {
+    const st = PARTS.has('statements') ? await statementsPer(lane, 20) : null;
+    let saturatedRelay = '';
+    if (PARTS.has('saturated')) {
+      const prepared = await prepare(lane, OPS);
+      rows.push(await measure(`${lane}: direct call to the seller`, OPS, CONC, (i) => direct(prepared[i]!)));
+      const relay0 = relayStatements;
+      rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!), () => drained(lane, prepared.map((p) => p.id))));
+      saturatedRelay = `, ${fmt((relayStatements - relay0) / OPS, 2)} in the saturated run`;
+    }
+    if (st) added.push(`${lane}: ${fmt(st.all, 1)} SQL statements per execution, ${fmt(st.before, 1)} of them before the answer is returned; the outbox relay's ${fmt(st.relay, 1)} one execution at a time${saturatedRelay}`);
+  }
+  if (PARTS.has('serial')) {
+    const prepared = await prepare(lane, SERIAL);
+    const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, 1, (i) => direct(prepared[i]!));
+    const traced = async (p: Prepared): Promise<void> => {
+      trace?.begin();
+      await routed(p);
+      trace?.end();
+    };
+    const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, 1, (i) => traced(prepared[i]!), () => drained(lane, prepared.map((p) => p.id)));
+    rows.push(d1, r1);
+    if (trace) added.push(`${lane}: one at a time, back to back, median of each segment:\n${trace.report()}`);
+    added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time, back to back)`);
+  }
+  if (PARTS.has('idle')) {
+    const idle = await onIdleService(lane, routed, direct);
+    const [ir, id] = [percentile(idle.routed, 50), percentile(idle.direct, 50)];
+    added.push(`${lane}: added latency p50 ${fmt(ir - id, 2)} ms on an idle service (routed ${fmt(ir, 2)} ms, p99 ${fmt(percentile(idle.routed, 99), 2)} ms − direct ${fmt(id, 2)} ms; ${IDLE} of each, each after the previous one's work was done)`);
+  }
 }
 
 process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|\n`);
