@@ -77,7 +77,7 @@ describe.skipIf(!realAvailable)('reorgs under two paused and resumed service pro
         const want = await expected();
         const wrong: string[] = [];
         for (const i of intents) {
-          const row = (await b.db.query<{ state: string; block: string | null }>(`SELECT state, snapshot->'context'->>'block_hash' AS block FROM actors WHERE id = $1`, [i.id])).rows[0];
+          const row = (await b.db.query<{ state: string; block: string | null }>(`SELECT state, snapshot->'context'->'tx'->>'block_hash' AS block FROM actors WHERE id = $1`, [i.id])).rows[0];
           const got = row && (row.state === 'PAID' || row.state === 'CONFIRMING') ? `${row.state} in ${row.block}` : row?.state;
           if (got !== want[i.id]) wrong.push(`${i.id}: ${got}, chain says ${want[i.id]}`);
         }
