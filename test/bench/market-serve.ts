@@ -7,14 +7,14 @@
  *
  * The primary prints `SERVE_JSON {"url","bareUrl","pids"}` (itself first, then the workers)
  * once every worker serves. On stdin, `begin` then `end` ask every worker for its garbage
- * collection time and longest event-loop stall in between; the primary prints `STATS_JSON
- * {"gcMs","stallMs"}` (GC summed, stall the longest of any worker). Stdin closed: it stops.
+ * collection time, longest collection, full collections and longest event-loop stall in between;
+ * the primary prints `STATS_JSON {"gcMs","stallMs","gcMaxMs","fullGcs"}` (sums, or the longest of any worker). Stdin closed: it stops.
  * Env: SERVE_WORKERS, DATABASE_URL, SERVE_SCHEMA, SERVE_NAMESPACE, SERVE_POOL (per worker),
  * SERVE_ANM_RPC, SERVE_FEE_USDC, SERVE_FEE_ANM.
  */
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
 import { marketWorkerIndex, reportWorkerReady, startMarketWorkers } from '../../bin/market-workers.ts';
@@ -26,7 +26,8 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { openDb } from '../../storage/open.ts';
 
-type Stats = { type: 'bench:stats'; gcMs: number; stallMs: number };
+/** GC time summed; its longest pause and its full (mark-compact) collections, for what a p99 pays. */
+type Stats = { type: 'bench:stats'; gcMs: number; stallMs: number; gcMaxMs: number; fullGcs: number };
 const env = (name: string): string => {
   const v = process.env[name];
   if (!v) throw new Error(`market-serve: ${name} is not set`);
@@ -57,7 +58,9 @@ async function primary(): Promise<void> {
     if (m.type !== 'bench:stats') return;
     pending.push(m as Stats);
     if (pending.length < workers.pids().length) return;
-    process.stdout.write(`STATS_JSON ${JSON.stringify({ gcMs: pending.reduce((a, s) => a + s.gcMs, 0), stallMs: Math.max(...pending.map((s) => s.stallMs)) })}\n`);
+    const sum = (f: (s: Stats) => number): number => pending.reduce((a, s) => a + f(s), 0);
+    const max = (f: (s: Stats) => number): number => Math.max(...pending.map(f));
+    process.stdout.write(`STATS_JSON ${JSON.stringify({ gcMs: sum((s) => s.gcMs), stallMs: max((s) => s.stallMs), gcMaxMs: max((s) => s.gcMaxMs), fullGcs: sum((s) => s.fullGcs) })}\n`);
     pending = [];
   });
   const tell = (type: string): void => {
@@ -82,13 +85,19 @@ async function worker(): Promise<void> {
   await bare.listen({ port: Number(env('SERVE_BARE_PORT')), host: '127.0.0.1' });
 
   let gc = 0;
+  let gcMax = 0;
+  let fullGcs = 0;
   const gcs = new PerformanceObserver((l) => {
-    for (const e of l.getEntries()) gc += e.duration;
+    for (const e of l.getEntries()) {
+      gc += e.duration;
+      gcMax = Math.max(gcMax, e.duration);
+      if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+    }
   });
   const loop = monitorEventLoopDelay({ resolution: 5 });
   process.on('message', (m: { type?: string }) => {
     if (m.type === 'bench:begin') {
-      gc = 0;
+      gc = gcMax = fullGcs = 0;
       loop.reset();
       gcs.observe({ entryTypes: ['gc'] });
       loop.enable();
@@ -97,7 +106,7 @@ async function worker(): Promise<void> {
       // GC entries reach observers some time after the pause: a short wait lets the last ones in.
       setTimeout(() => {
         gcs.disconnect();
-        process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6 } satisfies Stats);
+        process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6, gcMaxMs: gcMax, fullGcs } satisfies Stats);
       }, 50);
     }
   });

@@ -5,10 +5,13 @@
  */
 import path from 'node:path';
 import { runProcess } from '../helpers/cli.ts';
+import { endedChildrenCpu } from './proc-cpu.ts';
 
 export type Figures = { rps: number; p50: number; p99: number; non2xx: number };
 
-export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; bodiesFile?: string; warmupS?: number }): Promise<Figures> {
+export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; bodiesFile?: string; warmupS?: number }): Promise<Figures & { loadMs: number }> {
+  // loadMs: the generator process's CPU per request asked (warm-up included), its start-up and all.
+  const cpu0 = endedChildrenCpu();
   const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
     ...process.env,
     PACED_URL: url,
@@ -23,5 +26,7 @@ export async function runPaced(url: string, cookieFile: string, o: { sessions: n
   const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
   if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
   const j = JSON.parse(line.slice('PACED_JSON '.length)) as Figures & { errors: number };
-  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors };
+  const asked = Math.round(o.sessions * o.pace * (o.seconds + (o.warmupS ?? 0)));
+  const loadMs = ((endedChildrenCpu() - cpu0) * 1000) / asked;
+  return { rps: Math.round(j.rps), p50: Number(j.p50.toFixed(1)), p99: Number(j.p99.toFixed(1)), non2xx: j.non2xx + j.errors, loadMs };
 }
