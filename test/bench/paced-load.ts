@@ -98,13 +98,16 @@ for (const s of sessions) {
       settle();
     }
   });
-  s.socket.on('error', () => {
-    // Whatever this session still had to ask is lost with its connection.
+  // A connection lost or closed by the server: what its session still had waiting counts as
+  // errors, and so does what falls due on it later (the tick sees it destroyed).
+  const lost = (): void => {
     errors += s.due.length;
     for (let k = s.due.length; k > 0; k--) settle();
     s.due.length = 0;
     s.index.length = 0;
-  });
+  };
+  s.socket.on('error', lost);
+  s.socket.on('close', lost);
 }
 
 // One timer for all sessions: request n is due at start + n × step, on session n mod SESSIONS.
