@@ -41,6 +41,7 @@ import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import type { MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { Scanner } from '../runtime/market/scanner/scanner.ts';
+import { demoSellerOrigin } from '../gateway/demo-seller/origin.ts';
 import type { DemoSeller } from './demo-seller.ts';
 import { marketWorkerIndex, type MarketWorkers } from './market-workers.ts';
 import { startMarketplaceFor, startMarketWorkersFor } from './marketplace-role.ts';
@@ -113,11 +114,18 @@ export async function startServices(config: Config): Promise<Services> {
     const registry = machineRegistry();
     // The scanner probes the rounds this process's runtime applies; it needs the engine's host, hence the late binding.
     let scanner: Scanner | undefined;
+    let demoSeller: DemoSeller | undefined;
+    // The one loopback origin the scanner and routed execution reach without the switch (ADR 0037):
+    // the demo seller's, where it listens, or at its configured port when market workers serve it.
+    const demoOrigin = (): string | undefined =>
+      demoSeller?.url ?? (withDemoSeller && config.DEMO_SELLER_PORT !== 0 ? demoSellerOrigin(config.HOST, config.DEMO_SELLER_PORT) : undefined);
+    const isDemoOrigin = (origin: string): boolean => origin === demoOrigin();
     const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS, hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) } });
     const runtime = roles.has('runtime');
     if (runtime || roles.has('marketplace')) {
       scanner = new Scanner(db, engine.host, {
-        forward: { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1' },
+        // Probed like routed execution reaches it, or the demo listings would only ever go offline.
+        forward: { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', allowOrigin: isDemoOrigin },
         intervalMs: config.ANMPAY_SCAN_INTERVAL_S * 1000,
         concurrency: config.ANMPAY_SCAN_CONCURRENCY,
         // The token a seller's 402 must name: the configured lane's, else USDC on Base.
@@ -187,7 +195,6 @@ export async function startServices(config: Config): Promise<Services> {
     }
     let marketplace: MarketEdge | undefined;
     let marketWorkers: MarketWorkers | undefined;
-    let demoSeller: DemoSeller | undefined;
     // The ANM lane needs a node for `native:1`: the configured one, or this process's devnet.
     const anmRpcUrl = config.ANM_RPC_URL ?? (devnet ? `${devnet.url}/live` : undefined);
     if (roles.has('marketplace') && config.MARKET_WORKERS > 1 && worker === undefined) {
@@ -196,9 +203,8 @@ export async function startServices(config: Config): Promise<Services> {
       marketWorkers = started;
       log(`marketplace listening on ${started.url} (${config.MARKET_WORKERS} worker processes)`);
     } else if (roles.has('marketplace')) {
-      // Routed execution reaches the demo seller's origin alone on loopback (ADR 0037).
       // Of several workers, worker 0 alone runs the seller-leg watch and the key sweep (ADR 0051).
-      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, (origin) => origin === demoSeller?.url, scanner, (worker ?? 0) === 0);
+      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, isDemoOrigin, scanner, (worker ?? 0) === 0);
       stops.push(() => started.close());
       marketplace = started;
       log(`marketplace listening on ${started.url}`);

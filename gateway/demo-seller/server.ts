@@ -6,18 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildDemoSellerApp, type DemoSellerAppOptions } from './app.ts';
+import { demoSellerOrigin } from './origin.ts';
 
 export interface DemoSellerEdge {
   /** `http://<host>:<port>`, no trailing slash. */
   url: string;
   close(): Promise<void>;
-}
-
-/** The address a listing names: a wildcard listen address is reached on loopback. */
-export function reachableHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 export async function startDemoSeller(o: Omit<DemoSellerAppOptions, 'baseUrl'> & { host: string; port: number }): Promise<DemoSellerEdge> {
@@ -31,7 +25,7 @@ export async function startDemoSeller(o: Omit<DemoSellerAppOptions, 'baseUrl'> &
       resolve();
     });
   });
-  const url = `http://${reachableHost(o.host)}:${(server.address() as AddressInfo).port}`;
+  const url = demoSellerOrigin(o.host, (server.address() as AddressInfo).port);
   server.on('request', buildDemoSellerApp({ ...o, baseUrl: url }));
   return {
     url,

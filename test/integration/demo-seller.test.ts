@@ -93,6 +93,16 @@ describe('the demo seller on the embedded defaults', () => {
     expect(banner).toContain(`export ANMPAY_MARKET_URL=${svc().marketplace!.url}`);
   });
 
+  it('the scanner reaches the demo seller as routed execution does: each probe sees its 402 and the listing is verified', async () => {
+    for (const l of (await market('/api/v1/resources')).data as Json[]) {
+      const res = await fetch(`${svc().marketplace!.url}/api/v1/resources/${l.resource_id}/scan`, { method: 'POST', headers: { authorization: `Bearer ${config.ANMPAY_OPERATOR_TOKEN}` } });
+      const scanned = (await res.json()) as Json;
+      // Before the fix the scanner had no demo-origin allowance: "127.0.0.1 is a loopback address", refused.
+      expect(scanned.scan).toMatchObject({ outcome: 'ok', status: 402 });
+      expect(scanned.listing.status).toBe('verified');
+    }
+  });
+
   it('`anmpay market execute` buys a call of each endpoint through the marketplace: the seller answers, both legs settle', { timeout: 120_000 }, async () => {
     const key = path.join(dataDir, 'buyer.json');
     const buyer = (await cli(['usdc', 'create', '--out', key])).address as string;
