@@ -32,7 +32,8 @@ export async function startMarketplaceFor(
       host: engine.host,
       listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
-      publicBaseUrl: config.PUBLIC_BASE_URL,
+      // Not PUBLIC_BASE_URL: that is the merchant service's base, on another port.
+      publicBaseUrl: config.MARKETPLACE_PUBLIC_URL,
       anmRpcUrl,
       allowPrivateTargets: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
       allowSellerOrigin,

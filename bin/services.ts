@@ -240,7 +240,7 @@ export async function startServices(config: Config): Promise<Services> {
               sessions: new SessionStore(db),
               loginLimits: new LoginLimits(db),
             },
-            marketplaceUrl: () => (config.PUBLIC_BASE_URL ? undefined : (marketplace ?? marketWorkers)?.url),
+            marketplaceUrl: () => config.MARKETPLACE_PUBLIC_URL ?? (config.PUBLIC_BASE_URL ? undefined : (marketplace ?? marketWorkers)?.url),
             dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
             logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
           },

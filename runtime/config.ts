@@ -77,6 +77,8 @@ export const configSchema = z.object({
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** The marketplace's own public base (its discovery documents, fragments, extensions); unset: the host a caller reached it on. */
+  MARKETPLACE_PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ANM_RATES: z.string().optional(),
   /** Node JSON-RPC per network; unset means the in-process devnet. */
