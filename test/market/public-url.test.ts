@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- assertions read parsed JSON response bodies. */
 /**
  * The marketplace's own base URL (README "Configuration"): `PUBLIC_BASE_URL` is the merchant
  * service's (checkout_url, links) and must not leak into the marketplace's documents, whose
