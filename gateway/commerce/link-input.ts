@@ -9,6 +9,7 @@ import { parseDecimalAmount } from '../../machines/money/money.ts';
 import type { LinkPrice } from '../../machines/payment-link/events.ts';
 import { AppError } from '../errors.ts';
 import { isPlainObject, storableString } from '../http/body.ts';
+import { boundedJsonSize } from '../../runtime/storable-json.ts';
 import { validateCreate } from '../payment-intents/validate.ts';
 
 export interface LinkInput {
@@ -25,6 +26,13 @@ const FIELDS = new Set(['slug', 'title', 'description', 'amount', 'currency', 'm
 export const SLUG = /^[a-z0-9-]{1,64}$/;
 const TITLE_MAX = 200;
 const DESCRIPTION_MAX = 500;
+/**
+ * The link's own metadata leaves room for the keys a press of Pay adds to its intent's
+ * (link-pay.ts: `,"payment_link":"plink_…","hold":"hold_…"`, ids of 24 characters), so the
+ * intent's stays within the spec's 4096 bytes (ADR 0070): 4009 bytes.
+ */
+const PAY_KEYS_BYTES = JSON.stringify({ payment_link: `plink_${'a'.repeat(24)}`, hold: `hold_${'a'.repeat(24)}` }).length - 1;
+export const LINK_METADATA_BYTES = 4096 - PAY_KEYS_BYTES;
 /** A unit count past this is a typo, not stock (and keeps counts exact in a JSON number). */
 const UNITS_MAX = 1_000_000_000;
 
@@ -74,6 +82,9 @@ export function validateLink(body: unknown): LinkInput {
   const p = price(body);
   if (typeof body.slug !== 'string' || !SLUG.test(body.slug)) throw new AppError('invalid_body', 'slug must match [a-z0-9-]{1,64}.');
   const metadata = body.metadata === undefined ? {} : validateCreate({ amount: '1', metadata: body.metadata }).metadata;
+  if (boundedJsonSize(metadata, LINK_METADATA_BYTES) === null) {
+    throw new AppError('invalid_metadata', `A payment link's metadata is at most ${LINK_METADATA_BYTES} bytes serialized: its intents add payment_link and hold within the 4096.`);
+  }
   return {
     slug: body.slug,
     title: text(body.title, 'title', 1, TITLE_MAX),

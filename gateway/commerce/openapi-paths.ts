@@ -47,7 +47,10 @@ export const CreatePaymentLinkRequest = z
     max_amount: z.string().optional(),
     units_total: z.number().int().min(1).nullable().optional(),
     success_url: z.string().max(2048).nullable().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'JSON object, at most 4009 bytes serialized: its intents add payment_link and hold within 4096 (ADR 0070).' }),
   })
   .register(api, { id: 'CreatePaymentLinkRequest' });
 

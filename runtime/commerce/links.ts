@@ -120,9 +120,12 @@ export class LinkReads {
     return { link, allowed, retryAfter };
   }
 
-  /** Where `/l/{code}` points, or null. */
+  /** Where `/l/{code}` points, or null: an inactive link's short link is a 404 like its page (DESIGN §7), not a redirect to one. */
   async byCode(code: string): Promise<{ handle: string; slug: string } | null> {
-    const r = await this.db.query<{ handle: string; slug: string }>(`SELECT m.handle, p.slug FROM payment_links p JOIN merchants m ON m.id = p.merchant WHERE p.code = $1`, [code]);
+    const r = await this.db.query<{ handle: string; slug: string }>(
+      `SELECT m.handle, p.slug FROM payment_links p JOIN merchants m ON m.id = p.merchant JOIN actors a ON a.id = p.id WHERE p.code = $1 AND a.state = 'ACTIVE'`,
+      [code],
+    );
     return r.rows[0] ?? null;
   }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentLink } from '../../gateway/commerce/openapi-paths.ts';
+import { LINK_METADATA_BYTES } from '../../gateway/commerce/link-input.ts';
 import { dashClient } from '../dashboard/harness.ts';
 import { waitFor } from '../helpers/backends.ts';
 import { startLinkHarness, type Json, type LinkHarness } from './harness.ts';
@@ -65,8 +66,24 @@ describe('payment links', () => {
 
     const off = await t.api('POST', `/api/v1/payment-links/${r.body.id as string}/deactivate`, live);
     expect(off.body).toMatchObject({ id: r.body.id, active: false });
-    // The page of an inactive link is a 404 page, and so is its short link.
+    // The page of an inactive link is a 404 page, and so is its short link: no redirect to a 404 (DESIGN §7).
     expect((await fetch(`${t.h.svc}/p/${t.merchant.handle}/mug`)).status).toBe(404);
+    const short = await fetch(`${t.h.svc}/l/${r.body.code as string}`, { redirect: 'manual' });
+    expect({ status: short.status, location: short.headers.get('location') }).toEqual({ status: 404, location: null });
+    expect(await short.text()).toContain('Payment link not found');
+  });
+
+  it("a link's metadata leaves room for payment_link and hold: the intent's stays within 4096 bytes (ADR 0070)", async () => {
+    const sized = (bytes: number) => ({ note: 'x'.repeat(bytes - '{"note":""}'.length) });
+    const over = await create({ slug: 'meta-over', title: 'Over', amount: '1', metadata: sized(LINK_METADATA_BYTES + 1) });
+    expect({ status: over.status, code: (over.body.error as Json | undefined)?.code }).toEqual({ status: 400, code: 'invalid_metadata' });
+    const full = await create({ slug: 'meta-full', title: 'Full', amount: '1', units_total: 5, metadata: sized(LINK_METADATA_BYTES) });
+    expect(full.status).toBe(201);
+    const paid = await t.pay(`/p/${t.merchant.handle}/meta-full`);
+    expect(paid.status).toBe(303);
+    const meta = (await t.api('GET', `/api/v1/payment-intents/${paid.location!.slice(3)}`, live)).body.metadata as Json;
+    expect(meta).toMatchObject({ payment_link: full.body.id, hold: expect.stringMatching(/^hold_/) as unknown });
+    expect(Buffer.byteLength(JSON.stringify(meta))).toBe(4096);
   });
 
   it('Idempotency-Key on create replays the first response; another body with it is 409', async () => {
