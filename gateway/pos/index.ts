@@ -28,7 +28,7 @@ import { admitDash, parseBody, type Dash } from '../dashboard/context.ts';
 import { MERCHANT_SESSION_PATHS, SESSION_COOKIE } from '../dashboard/session-paths.ts';
 import type { GatewayDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { strictJsonParser } from '../http/body.ts';
+import { isPlainObject, strictJsonParser } from '../http/body.ts';
 import { sendError } from '../http/error-reply.ts';
 import { installSessions } from '../http/sessions/index.ts';
 import { intentCreateEvent, prepareCreate } from '../payment-intents/create-event.ts';
@@ -112,6 +112,8 @@ export default async function pointOfSale(app: FastifyInstance, opts: { deps: Ga
 
   app.post('/pos/api/charge', async (req, reply) => {
     const who = await admitDash(x, req, reply);
+    // Before the schema, which would call it a malformed body: the spec gives a JSON number amount its own code.
+    if (isPlainObject(req.body) && typeof req.body.amount === 'number') throw new AppError('amount_must_be_string');
     const c = parseBody(Charge, req.body);
     const [m, payout] = await Promise.all([svc.accounts.profile(who.merchant), svc.payout.get(who.merchant, who.mode)]);
     if (!m || m.status !== 'active') throw new AppError('forbidden', 'This account is suspended.');
