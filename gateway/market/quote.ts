@@ -9,7 +9,11 @@ import { ipRateLimit } from './rate-limit.ts';
 
 const quoteBody = z
   .strictObject({
-    capability: z.string().min(1).max(500),
+    // Blank would match every listing (the search's browse): a quote sells one for a capability named.
+    capability: z
+      .string()
+      .max(500)
+      .refine((c) => c.trim() !== '', 'name the capability: a word, not blank'),
     max_price: z.string().max(100).optional(),
     asset: z.enum(['USDC', 'ANM']).default('USDC'),
     max_latency_ms: z.number().int().positive().optional(),

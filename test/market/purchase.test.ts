@@ -60,6 +60,16 @@ describe('POST /api/v1/route/quote (marketplace.md:93, DESIGN §5 Quote)', () =>
     expect(none.json.error.code).toBe('no_matching_resource');
     expect((await h.req('POST', '/api/v1/route/quote', { body: { capability: 'sentiment', max_price: 5 } })).json.error.code).toBe('invalid_body');
   });
+
+  it('a blank capability is a bad field (400 invalid_body), not a quote for whatever listing comes first', async () => {
+    for (const capability of ['', '   ', '\t\n']) {
+      const r = await h.req('POST', '/api/v1/route/quote', { body: { capability } });
+      expect({ capability, status: r.status, code: r.json.error?.code }).toEqual({ capability, status: 400, code: 'invalid_body' });
+      expect(r.json.error.message).toContain('capability');
+    }
+    // Words the index cannot match are a search that finds nothing.
+    expect((await h.req('POST', '/api/v1/route/quote', { body: { capability: '!!!' } })).json.error.code).toBe('no_matching_resource');
+  });
 });
 
 describe('POST /api/v1/purchase (marketplace.md:94, :97; DESIGN §5 Purchase)', () => {
