@@ -48,7 +48,7 @@ export const listingSettled = z.object({ type: z.literal('listing.purchase_settl
 
 
 /** How a probe ended (DESIGN §5 "Scanner"); only `ok` is a well-formed 402 matching the listing. */
-export const probeOutcome = z.enum(['ok', 'mismatch', 'malformed', 'no_payment_required', 'http_error', 'server_error', 'timeout', 'unreachable', 'refused']);
+export const probeOutcome = z.enum(['ok', 'mismatch', 'pay_to_mismatch', 'malformed', 'no_payment_required', 'http_error', 'server_error', 'timeout', 'unreachable', 'refused']);
 export type ProbeOutcome = z.infer<typeof probeOutcome>;
 
 /** The probe timer fired: a round is due (the timer row's claim makes it one per round). */

@@ -4,7 +4,10 @@ import type { ListingRecord } from '../../machines/listing/view.ts';
 import { quoteChoice } from './quote-choice.ts';
 import type { SearchHit } from './search-index.ts';
 
-const hit = (id: string, latency: number | null): SearchHit => ({ record: { resource_id: id, latency_p50_ms: latency } as ListingRecord, score: 1 });
+const hit = (id: string, latency: number | null, outcome = 'ok'): SearchHit => ({
+  record: { resource_id: id, latency_p50_ms: latency, recent_scans: [{ outcome }] } as ListingRecord,
+  score: 1,
+});
 
 describe('quoteChoice', () => {
   it('names the most relevant listing with latency data under the ceiling, else the most relevant without', () => {
@@ -24,5 +27,11 @@ describe('quoteChoice', () => {
       expect(quoteChoice([hit('x', 300)], 100)).toBeUndefined();
     }
     for (let c = 0; c < 40; c++) expect(quoteChoice(hits, c)?.record.resource_id).toBe('a');
+  });
+
+  it("never names a listing whose endpoint's 402 last named another payTo (ADR 0071)", () => {
+    const hits = [hit('squatted', 100, 'pay_to_mismatch'), hit('owner', null)];
+    expect(quoteChoice(hits, undefined)?.record.resource_id).toBe('owner');
+    expect(quoteChoice([hit('squatted', 100, 'pay_to_mismatch')], undefined)).toBeUndefined();
   });
 });

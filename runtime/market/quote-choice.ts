@@ -18,6 +18,8 @@ export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | u
   let measured: SearchHit | undefined;
   let unmeasured: SearchHit | undefined;
   for (const h of hits) {
+    // The endpoint's own 402 last named another payee: the listing's seller may not control it (ADR 0071).
+    if (h.record.recent_scans[0]?.outcome === 'pay_to_mismatch') continue;
     const p50 = h.record.latency_p50_ms;
     if (p50 === null) unmeasured ??= h;
     else if (maxLatencyMs === undefined || p50 <= maxLatencyMs) {

@@ -41,12 +41,15 @@ beforeAll(async () => {
   m = await startScanMarket(rt, backend.db);
   s = seller();
   const rs = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${m.url}/facilitator` })).register('eip155:8453', new ExactEvmServer());
-  const accepts = (price: string) => ({ scheme: 'exact', price, network: 'eip155:8453', payTo: s.evm.address }) as const;
+  const accepts = (price: string, payTo = s.evm.address) => ({ scheme: 'exact', price, network: 'eip155:8453', payTo }) as const;
   const app = express();
   app.use('/flaky', (req, _res, next) => (up ? next() : req.socket.destroy()));
   app.use(
     paymentMiddleware(
-      { 'GET /good': { accepts: accepts('$0.02'), description: 'Good' }, 'GET /flaky': { accepts: accepts('$0.02'), description: 'Flaky' }, 'GET /pricey': { accepts: accepts('$0.03'), description: 'Pricey' } },
+      { 'GET /good': { accepts: accepts('$0.02'), description: 'Good' }, 'GET /flaky': { accepts: accepts('$0.02'), description: 'Flaky' }, 'GET /pricey': { accepts: accepts('$0.03'), description: 'Pricey' },
+        // Listed by `s`, but the endpoint's own 402 pays another seller: an endpoint `s` does not control.
+        'GET /squatted': { accepts: accepts('$0.02', seller().evm.address), description: 'Squatted' },
+      },
       rs,
     ),
   );
@@ -57,14 +60,14 @@ beforeAll(async () => {
       accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '20000', resource: `${base}/v1`, description: 'v1', mimeType: 'application/json', payTo: s.evm.address, maxTimeoutSeconds: 60, asset: USDC_TOKEN.address, extra: { name: USDC_TOKEN.name, version: USDC_TOKEN.version } }],
     });
   });
-  app.get(['/good', '/flaky', '/pricey'], (_req, res) => res.json({ served: true }));
+  app.get(['/good', '/flaky', '/pricey', '/squatted'], (_req, res) => res.json({ served: true }));
   app.get('/malformed', (_req, res) => res.status(402).type('text/plain').send('pay me, somehow'));
   app.get('/free', (_req, res) => res.json({ free: true }));
   app.get('/sleepy', () => undefined);
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const name of ['good', 'v1', 'malformed', 'free', 'pricey', 'sleepy', 'flaky']) {
+  for (const name of ['good', 'v1', 'malformed', 'free', 'pricey', 'sleepy', 'flaky', 'squatted']) {
     const r = await m.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: `Scan ${name}`, endpoint: `${base}/${name}`, price: '0.02' }) });
     expect(r.status).toBe(201);
     const rec = r.json as ListingRecord;
@@ -122,6 +125,17 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
       expect(rec.score_breakdown?.conformance).toBe(0);
       expect(rec.x402_score).toBeLessThan(75);
     }
+  });
+
+  it("an endpoint whose own 402 pays another payTo is shown as such and never quoted (ADR 0071)", async () => {
+    const rec = await until('squatted', (r) => r.uptime_observations >= 1, 'a probe');
+    expect(rec.status).toBe('unverified');
+    expect(rec.recent_scans[0]).toMatchObject({ status: 402, outcome: 'pay_to_mismatch' });
+    expect(rec.recent_scans[0]?.detail).toContain(`not to the listing's payTo ${s.evm.address}`);
+    // The search index catches up with the probe within a second; refreshed here so the quote reads it now.
+    await m.market.index.refresh();
+    const q = await m.req('POST', '/api/v1/route/quote', { body: { capability: 'squatted', asset: 'USDC' } });
+    expect({ status: q.status, code: (q.json as { error?: { code?: string } }).error?.code }).toEqual({ status: 404, code: 'no_matching_resource' });
   });
 
   it('a seller that never answers times out and is offline, with no latency', async () => {

@@ -42,9 +42,9 @@ afterAll(() => new Promise((r) => server.close(r)));
 const dev = { allowPrivate: true, timeoutMs: 2_000 };
 
 describe('probe', () => {
-  it('a matching v2 header is ok (addresses compared without case); another payee is a mismatch', async () => {
+  it('a matching v2 header is ok (addresses compared without case); another payee is pay_to_mismatch (ADR 0071)', async () => {
     expect((await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, dev)).outcome).toBe('ok');
-    expect(await probe({ endpoint: `${base}/other`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'mismatch', http_status: 402 });
+    expect(await probe({ endpoint: `${base}/other`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'pay_to_mismatch', http_status: 402 });
   });
 
   it('refuses a loopback seller without the development switch, before any request', async () => {

@@ -70,6 +70,12 @@ export async function probe(t: ProbeTarget, opts: ForwardOptions, usdcAsset: str
   const offers = offersOf(res.headers['payment-required'], res.body);
   if (typeof offers === 'string') return answered('malformed', offers);
   const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, a.asset === 'USDC' ? usdcAsset : assetId(a.asset)))).map((a) => a.asset);
+  // The endpoint's own 402 pays someone else on a lane the listing sells: whoever listed it may not control it (ADR 0071).
+  for (const a of t.assets.filter((x) => missing.includes(x.asset))) {
+    const lane = offers.filter((o) => sameLane(o, a, a.asset === 'USDC' ? usdcAsset : assetId(a.asset)));
+    const payee = lane.some((o) => sameAddress(o.payTo, a.pay_to)) ? undefined : lane[0]?.payTo;
+    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`);
+  }
   if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`);
   return answered('ok', '');
 }
@@ -101,14 +107,14 @@ function offersOf(header: string | undefined, body: Buffer): Offer[] | string {
   }));
 }
 
-function matches(o: Offer, a: ListingAssetEntry, asset: string): boolean {
+const sameAddress = (x: string, y: string) => (x.startsWith('0x') ? x.toLowerCase() === y.toLowerCase() : x === y);
+
+/** The offer is on the listing asset's lane: its scheme, network and token. */
+function sameLane(o: Offer, a: ListingAssetEntry, asset: string): boolean {
   const lane = MARKET_LANES[a.asset];
-  const same = (x: string, y: string) => (x.startsWith('0x') ? x.toLowerCase() === y.toLowerCase() : x === y);
-  return (
-    o.scheme === lane.legScheme &&
-    (o.network === lane.network || o.network === V1_NETWORK[lane.network]) &&
-    same(o.asset, asset) &&
-    same(o.payTo, a.pay_to) &&
-    o.amount === a.seller_price_atomic
-  );
+  return o.scheme === lane.legScheme && (o.network === lane.network || o.network === V1_NETWORK[lane.network]) && sameAddress(o.asset, asset);
+}
+
+function matches(o: Offer, a: ListingAssetEntry, asset: string): boolean {
+  return sameLane(o, a, asset) && sameAddress(o.payTo, a.pay_to) && o.amount === a.seller_price_atomic;
 }
