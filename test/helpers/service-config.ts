@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../runtime/config.ts';
+import { DATABASE_URL, NATS_URL } from './backends.ts';
 
 /**
  * The config of a whole service started in-process by a test: the data directory given, every
@@ -21,4 +22,13 @@ export function inProcessConfig(dataDir: string, operatorToken: string, extra: R
     ANMPAY_KEY_PEPPER: randomBytes(24).toString('hex'),
     ...extra,
   });
+}
+
+/**
+ * The settings of a process running the marketplace role alone over the real PostgreSQL and
+ * NATS, isolated by `schema` (its PostgreSQL schema and NATS namespace), on a port the system
+ * chooses, without logs.
+ */
+export function marketplaceRoleEnv(schema: string): Record<string, string> {
+  return { ANMPAY_ROLES: 'marketplace', DATABASE_URL, NATS_URL, ANMPAY_DB_SCHEMA: schema, NATS_NAMESPACE: schema, MARKETPLACE_PORT: '0', LOG_LEVEL: 'silent' };
 }

@@ -6,7 +6,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
 import { ConfigError, loadConfig } from '../../runtime/config.ts';
-import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { dropSchema, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { marketplaceRoleEnv } from '../helpers/service-config.ts';
 
 const schema = uniqueName('mktpub');
 let services: Services | undefined;
@@ -14,14 +15,8 @@ let services: Services | undefined;
 const start = (extra: Record<string, string>) =>
   startServices(
     loadConfig({
-      ANMPAY_ROLES: 'marketplace',
-      DATABASE_URL,
-      NATS_URL,
-      ANMPAY_DB_SCHEMA: schema,
-      NATS_NAMESPACE: schema,
-      MARKETPLACE_PORT: '0',
+      ...marketplaceRoleEnv(schema),
       ANMPAY_DEMO_SELLER: '0',
-      LOG_LEVEL: 'silent',
       PUBLIC_BASE_URL: 'https://pay.merchant.example',
       ...extra,
     }),

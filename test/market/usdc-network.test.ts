@@ -17,7 +17,8 @@ import { startServices, type Services } from '../../bin/services.ts';
 import { ConfigError, loadConfig } from '../../runtime/config.ts';
 import { ExactSplitEvmScheme } from '../../runtime/market/client/exact-split-evm.ts';
 import { configuredUsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
-import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { dropSchema, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { marketplaceRoleEnv } from '../helpers/service-config.ts';
 import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
 import { useEvmLane } from './evm-lane.ts';
 
@@ -30,13 +31,7 @@ let s: Seller;
 const buyer = privateKeyToAccount(generatePrivateKey());
 
 const env = () => ({
-  ANMPAY_ROLES: 'marketplace',
-  DATABASE_URL,
-  NATS_URL,
-  ANMPAY_DB_SCHEMA: schema,
-  NATS_NAMESPACE: schema,
-  MARKETPLACE_PORT: '0',
-  LOG_LEVEL: 'silent' as const,
+  ...marketplaceRoleEnv(schema),
   USDC_LANE: 'rpc',
   USDC_NETWORK: `eip155:${SEPOLIA}`,
   BASE_RPC_URL: lane.node.url,

@@ -9,7 +9,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { dropSchema, realAvailable, uniqueName } from '../helpers/backends.ts';
+import { marketplaceRoleEnv } from '../helpers/service-config.ts';
 import { seller, signedListing } from '../fixtures/market.ts';
 import { useEvmLane } from './evm-lane.ts';
 
@@ -23,13 +24,7 @@ afterAll(async () => {
 });
 
 const env = () => ({
-  ANMPAY_ROLES: 'marketplace',
-  DATABASE_URL,
-  NATS_URL,
-  ANMPAY_DB_SCHEMA: schema,
-  NATS_NAMESPACE: schema,
-  MARKETPLACE_PORT: '0',
-  LOG_LEVEL: 'silent' as const,
+  ...marketplaceRoleEnv(schema),
   USDC_LANE: 'rpc',
   BASE_RPC_URL: lane.node.url,
   USDC_RELAYER_KEY: lane.relayerKey,
