@@ -41,7 +41,20 @@ export const purchaseQuote = z.object({
   required_confirmations: z.number().int().positive().optional(),
 });
 export const purchaseVerify = z.object({ type: z.literal('purchase.verify'), ...base, legs: z.object({ seller: leg, fee: leg }) });
-export const legSettled = z.object({ type: z.literal('leg.settled'), ...base, leg: z.enum(LEGS), tx: z.string().min(1) });
+/**
+ * A settlement seen on the lane with a leg's nonce, and the transfer that used it: the leg counts
+ * as settled only when that transfer is the leg's own (its payer, payee and amount), since any
+ * other authorization with the same nonce uses it too (DESIGN §5 "The fee is taken only if the
+ * seller is paid").
+ */
+export const legSettled = z.object({
+  type: z.literal('leg.settled'),
+  ...base,
+  leg: z.enum(LEGS),
+  tx: z.string().min(1),
+  // EIP-3009 allows a zero value: such a transfer still uses the nonce.
+  transfer: z.object({ from: z.string().min(1), to: z.string().min(1), value: z.string().regex(/^(0|[1-9][0-9]*)$/) }),
+});
 export const legFailed = z.object({ type: z.literal('leg.failed'), ...base, leg: z.enum(LEGS), reason: z.string().min(1) });
 /**
  * Routed execution (DESIGN §5 "Routed execution"): the fee leg verified by the lane, and

@@ -12,6 +12,9 @@ import { legSettled, watchLegs } from './chain-legs.ts';
  * could not settle; routed execution QUOTED → EXECUTING → SETTLED | SELLER_FAILED, where the
  * fee is settled only after the seller answered below 400. The fee is settled only after the seller leg: `leg.settled` for the fee
  * is accepted only once the seller's has been recorded. Terminal states accept nothing.
+ * A `leg.settled` counts only when its transfer is the leg's own (ADR 0069): the seller's nonce
+ * spent any other way (another transfer, a cancellation) ends the purchase EXPIRED at once, the
+ * fee never used; the fee's spent so after the seller was paid is FEE_FAILED.
  * On USDC a served answer may carry the fee's settlement made by the statement that records it
  * (`fee_tx`, ADR 0052): EXECUTING → SETTLED at once; no other transition takes such an answer.
  *
@@ -152,6 +155,11 @@ const purchase = setup({
               : 'seller: no answer recorded before the deadline',
     })),
     noteChainFailure: assign({ failure: 'fee: the fee transfer failed on the chain' }),
+    noteSpent: assign(({ event }) => {
+      assertEvent(event, 'leg.settled');
+      const t = event.transfer;
+      return { failure: `${event.leg}: its nonce was used by another transfer (${t.value} from ${t.from} to ${t.to}, ${event.tx})` };
+    }),
     noteFailure: assign(({ event }) => ({
       failure: event.type === 'leg.failed' ? `${event.leg}: ${event.reason}` : event.type === 'timer.expired' ? `${event.timer} passed` : null,
     })),
@@ -161,6 +169,7 @@ const purchase = setup({
     sellerSettled: ({ context }) => rules.sellerSettled(context),
     sellerLeg: ({ event }) => rules.isLeg(event, 'seller'),
     feeLeg: ({ event }) => rules.isLeg(event, 'fee'),
+    transferIsLeg: ({ context, event }) => rules.transferIsLeg(context, event),
     quoteDue: ({ event }) => rules.isTimer(event, 'quote'),
     deadlineDue: ({ event }) => rules.isTimer(event, 'seller_deadline'),
     chainSettles: ({ context, event }) => rules.chainSettles(context, event),
@@ -217,7 +226,10 @@ export const purchaseMachine = purchase.createMachine({
           { guard: and(['deadlineDue', 'watchesChain', 'sellerServed', not('executionSellerSettled')]), target: 'SELLER_FAILED', actions: ['noteSellerFailure'] },
         ],
         // The USDC lane reports its fee settlement; the ANM lane's come as chain signals.
-        'leg.settled': { guard: and(['feeLeg', 'sellerServed', not('watchesChain')]), target: 'SETTLED', actions: ['recordExecutionFee', tellListing] },
+        'leg.settled': [
+          { guard: and(['feeLeg', 'sellerServed', not('watchesChain'), 'transferIsLeg']), target: 'SETTLED', actions: ['recordExecutionFee', tellListing] },
+          { guard: and(['feeLeg', 'sellerServed', not('watchesChain')]), target: 'FEE_FAILED', actions: ['noteSpent'] },
+        ],
         'leg.failed': { guard: and(['feeLeg', 'sellerServed']), target: 'FEE_FAILED', actions: ['noteFailure'] },
         'chain.tx.seen': executionChainSignal,
         'chain.tx.included': executionChainSignal,
@@ -231,10 +243,18 @@ export const purchaseMachine = purchase.createMachine({
       on: {
         'leg.settled': [
           // The ANM lane's legs settle by chain signals only.
-          { guard: and(['sellerLeg', not('sellerSettled'), not('watchesChain')]), actions: ['recordSettled', { type: 'cancelTimer', params: { name: 'seller_deadline' } }] },
-          { guard: and(['feeLeg', 'sellerSettled', not('watchesChain')]), target: 'SETTLED', actions: ['recordSettled', tellListing] },
+          { guard: and(['sellerLeg', not('sellerSettled'), not('watchesChain'), 'transferIsLeg']), actions: ['recordSettled', cancelDeadline] },
+          // The seller's nonce used by another transfer: the seller leg can never settle, so the
+          // purchase ends as its deadline would end it, now, and the fee is never used.
+          { guard: and(['sellerLeg', not('sellerSettled'), not('watchesChain')]), target: 'EXPIRED', actions: ['noteSpent', cancelDeadline] },
+          { guard: and(['feeLeg', 'sellerSettled', not('watchesChain'), 'transferIsLeg']), target: 'SETTLED', actions: ['recordSettled', tellListing] },
+          { guard: and(['feeLeg', 'sellerSettled', not('watchesChain')]), target: 'FEE_FAILED', actions: ['noteSpent'] },
         ],
-        'leg.failed': { guard: and(['feeLeg', 'sellerSettled']), target: 'FEE_FAILED', actions: ['noteFailure'] },
+        'leg.failed': [
+          { guard: and(['feeLeg', 'sellerSettled']), target: 'FEE_FAILED', actions: ['noteFailure'] },
+          // The seller's authorization cancelled (or its nonce otherwise spent) before it paid the seller.
+          { guard: and(['sellerLeg', not('sellerSettled'), not('watchesChain')]), target: 'EXPIRED', actions: ['noteFailure', cancelDeadline] },
+        ],
         // The seller was never paid in time: the fee authorization is never used.
         'timer.expired': { guard: and(['deadlineDue', not('sellerSettled')]), target: 'EXPIRED', actions: ['noteFailure'] },
         'chain.tx.seen': chainSignal,

@@ -28,6 +28,21 @@ export function sellerSettled(ctx: PurchaseContext): boolean {
   return ctx.legs?.seller.tx != null;
 }
 
+/** EVM addresses are compared as their 20 bytes; their checksummed and lowercase spellings are one address. */
+const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * A settlement is the leg's own transfer: the nonce's transfer moved exactly the leg's amount
+ * from its payer to its payee (the quote's, checked at verification). Any other transfer with
+ * the nonce used it without paying the leg.
+ */
+export function transferIsLeg(ctx: PurchaseContext, e: PurchaseEvent): boolean {
+  if (e.type !== 'leg.settled') return false;
+  const leg = e.leg === 'fee' && ctx.execution ? ctx.execution.fee : ctx.legs?.[e.leg];
+  const t = e.transfer;
+  return leg !== undefined && sameAddress(t.from, leg.payer) && sameAddress(t.to, leg.pay_to) && t.value === leg.amount;
+}
+
 export function isLeg(e: PurchaseEvent, leg: 'seller' | 'fee'): boolean {
   return (e.type === 'leg.settled' || e.type === 'leg.failed') && e.leg === leg;
 }

@@ -23,10 +23,10 @@ import { MarketRefusal } from './errors.ts';
 import { executionResult, sellerHeader, type ExecuteResult } from './execution-answer.ts';
 import { checkTarget, prepareCall, SELLER_TIMEOUT_MS, type ForwardOptions, type PreparedCall } from './forward.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import type { UsdcLane } from './lanes/usdc-lane.ts';
+import { termsOf, type UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { Listings } from './listings.ts';
-import { PURCHASE_KIND, type Purchases } from './purchases.ts';
+import { legTerms, PURCHASE_KIND, type Purchases } from './purchases.ts';
 import { decodeLeg } from './leg-codec.ts';
 import { legStatesAhead, usdcLegForWrite, verifyUsdcLeg, type LegForWrite } from './usdc-purchase.ts';
 
@@ -268,7 +268,7 @@ export class Executions {
     // (one use per nonce); the execution stays EXECUTING and the next reconcile records it.
     const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload, bound).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
     // A settle whose report was lost earlier (a crash) is recorded now; a fresh one reports itself.
-    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', ex.fee.payer, ex.fee.nonce, r.tx, bound);
+    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', termsOf(legTerms(ex.fee)), r.tx, bound);
     if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${ex.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
     }
@@ -283,7 +283,9 @@ export class Executions {
   private async settleFeeInOne(intentId: string, fee: VerifiedLeg): Promise<boolean> {
     const inOne = this.feeSettlement(fee);
     if (!inOne) return false;
-    const settled = { type: 'leg.settled', id: `settled:fee:${fee.nonce}`, at: this.now(), leg: 'fee', tx: inOne.tx } satisfies PurchaseEvent;
+    // The companion settles this very authorization: the transfer is the fee leg's own.
+    const { from, to, value } = termsOf(legTerms(fee));
+    const settled = { type: 'leg.settled', id: `settled:fee:${fee.nonce}`, at: this.now(), leg: 'fee', tx: inOne.tx, transfer: { from, to, value } } satisfies PurchaseEvent;
     try {
       // Not applied (recorded already, or the purchase moved on): nothing was settled either.
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, settled, inOne.companion);

@@ -15,8 +15,8 @@ import type { ActorHost } from '../engine/actor-host.ts';
 import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import type { KnownStates, UsdcLane } from './lanes/usdc-lane.ts';
-import type { BoundLeg, SettleResult } from './lanes/usdc-ledger.ts';
+import { termsOf, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
+import type { BoundLeg, SettleResult, TransferTerms } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
@@ -35,13 +35,6 @@ import type { SearchIndex } from './search-index.ts';
 import { quoteChoice } from './quote-choice.ts';
 
 export const PURCHASE_KIND = 'purchase';
-/** A chain ledger asked one question at a time, as a JSON-RPC node would want. */
-async function oneByOne<T, R>(items: readonly T[], f: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (const t of items) out.push(await f(t));
-  return out;
-}
-
 /** Seller legs asked of the ledger in one read by the watch. */
 const RECONCILE_BATCH = 200;
 
@@ -90,7 +83,7 @@ export class Purchases {
       clock?: () => number;
     },
   ) {
-    deps.usdc.onSettled((authorizer, nonce, tx, bound) => this.legSettled('USDC', authorizer, nonce, tx, bound));
+    deps.usdc.onSettled((transfer, tx, bound) => this.legSettled('USDC', transfer, tx, bound));
   }
 
   private readonly terms = new WeakMap<ListingRecord, Partial<Record<MarketAsset, QuoteTerms>>>();
@@ -299,19 +292,21 @@ export class Purchases {
   }
 
   /**
-   * A settlement seen on a lane: if it was a purchase's leg, record it, and after a seller leg
-   * settle the fee. `bound`: the leg's binding when the settling caller knows it (no look-up).
+   * A settlement seen on a lane: if it used a purchase leg's nonce, the purchase is told which
+   * transfer did (it counts the leg settled only if that transfer is the leg's own), and after a
+   * seller leg the fee is settled. `bound`: the leg's binding when the settling caller knows it.
    */
-  async legSettled(lane: MarketAsset, authorizer: string, nonce: string, tx: string, bound?: BoundLeg): Promise<void> {
+  async legSettled(lane: MarketAsset, t: TransferTerms, tx: string, bound?: BoundLeg): Promise<void> {
     if (!bound) {
-      const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(`SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $1 AND authorizer = $2 AND nonce = $3`, [lane, authorizer, nonce]);
+      const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(`SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $1 AND authorizer = $2 AND nonce = $3`, [lane, t.from, t.nonce]);
       const row = rows[0];
       if (!row || (row.leg !== 'seller' && row.leg !== 'fee')) return;
       bound = { intent_id: row.intent_id, leg: row.leg };
     }
     const leg = bound.leg;
-    await this.deps.host.apply({ kind: PURCHASE_KIND, id: bound.intent_id }, { type: 'leg.settled', id: `settled:${leg}:${nonce}`, at: this.now(), leg, tx } satisfies PurchaseEvent);
-    if (leg === 'seller') await this.settleFee(bound.intent_id);
+    const transfer = { from: t.from, to: t.to, value: t.value };
+    const r = await this.deps.host.apply({ kind: PURCHASE_KIND, id: bound.intent_id }, { type: 'leg.settled', id: `settled:${leg}:${t.nonce}`, at: this.now(), leg, tx, transfer } satisfies PurchaseEvent);
+    if (leg === 'seller' && r.status === 'VERIFIED') await this.settleFee(bound.intent_id);
   }
 
   /** Uses the fee authorization, only once the purchase has recorded its seller leg as settled. */
@@ -321,7 +316,7 @@ export class Purchases {
     if (!p || p.status !== 'VERIFIED' || !legs?.seller.tx || legs.fee.tx) return;
     const r: AnmSettle | SettleResult = p.ctx.asset === 'ANM' ? await this.submitAnmFee(p.ctx) : await this.deps.usdc.settle(legs.fee.payload as unknown as ExactEvmPayload);
     // Settled earlier where its report was lost (a crash, a receipt that came late): record it now.
-    if (p.ctx.asset === 'USDC' && r.ok && r.replay) await this.legSettled('USDC', legs.fee.payer, legs.fee.nonce, r.tx);
+    if (p.ctx.asset === 'USDC' && r.ok && r.replay) await this.legSettled('USDC', termsOf(legTerms(legs.fee)), r.tx, { intent_id: intentId, leg: 'fee' });
     // A transient failure leaves the purchase VERIFIED; `reconcile` tries the fee again.
     if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${legs.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
@@ -335,9 +330,11 @@ export class Purchases {
 
   /**
    * The watch over VERIFIED purchases: a seller leg settled where this process did not see it
-   * (another facilitator, a crash before the fee) is found from the lane's authorization state,
-   * asked for all of them in one read where the ledger can (the simulated one). The read of
-   * open purchases uses their own index (migration 0015), so it costs what is open.
+   * (another facilitator, a crash before the fee) is found on the lane's ledger, asked for all of
+   * them in one read where the ledger can (the simulated one). Only the leg's own transfer counts;
+   * its nonce used otherwise (another transfer, a cancellation) ends the purchase, the fee never
+   * used (ADR 0069). The read of open purchases uses their own index (migration 0015), so it
+   * costs what is open.
    */
   async reconcile(): Promise<void> {
     const { rows } = await this.deps.db.query<PurchaseRow & { id: string }>(`SELECT id, state, snapshot FROM actors WHERE kind = 'purchase' AND state = 'VERIFIED'`);
@@ -350,15 +347,23 @@ export class Purchases {
       // ANM legs settle by the indexer's signals, not by this watch.
       else if (ctx.asset === 'USDC') waiting.push({ id: row.id, seller });
     }
-    const { ledger } = this.deps.usdc;
     for (let i = 0; i < waiting.length; i += RECONCILE_BATCH) {
       const batch = waiting.slice(i, i + RECONCILE_BATCH);
-      const used = ledger.authorizationStates
-        ? (await ledger.authorizationStates(batch.map((w) => ({ authorizer: w.seller.payer, nonce: w.seller.nonce })))).map((s) => s.used)
-        : await oneByOne(batch, (w) => ledger.authorizationState(w.seller.payer, w.seller.nonce));
+      const terms = batch.map((w) => termsOf(legTerms(w.seller)));
+      const uses = await this.deps.usdc.ledger.nonceUses(terms);
       for (const [j, w] of batch.entries()) {
-        if (used[j]) await this.legSettled('USDC', w.seller.payer, w.seller.nonce, `seen:${w.seller.nonce}`);
+        const use = uses[j];
+        const bound = { intent_id: w.id, leg: 'seller' as const };
+        if (use?.state === 'settled') await this.legSettled('USDC', terms[j]!, use.tx, bound);
+        else if (use?.state === 'spent') {
+          await this.deps.host.apply({ kind: PURCHASE_KIND, id: w.id }, { type: 'leg.failed', id: `failed:seller:${w.seller.nonce}`, at: this.now(), leg: 'seller', reason: use.reason } satisfies PurchaseEvent);
+        }
       }
     }
   }
+}
+
+/** A verified leg's transfer: its payer, payee, amount and nonce, as checked against its authorization. */
+export function legTerms(leg: VerifiedLeg): TransferTerms {
+  return { from: leg.payer, to: leg.pay_to, value: leg.amount, nonce: leg.nonce };
 }

@@ -42,7 +42,7 @@ const eventArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ type: 'execute.failed', at: T + 1500, reason: 'timeout' }) },
   { weight: 1, arbitrary: fc.constantFrom('quote', 'execution', 'seller_deadline').map((t) => ({ type: 'timer.expired', at: T + 700_000, timer: t, generation: 1 })) },
   { weight: 1, arbitrary: fc.constant({ type: 'leg.failed', at: T + 2000, leg: 'fee', reason: 'x' }) },
-  { weight: 1, arbitrary: fc.constant({ type: 'leg.settled', at: T + 2000, leg: 'fee', tx: FEE_TX }) },
+  { weight: 1, arbitrary: fc.constant({ type: 'leg.settled', at: T + 2000, leg: 'fee', tx: FEE_TX, transfer: { from: 'anm1b', to: 'anm1f', value: split.fee.toString() } }) },
   {
     weight: 6,
     arbitrary: fc.oneof(

@@ -6,7 +6,7 @@
 import { MARKET_LANES } from '../../../machines/money/market.ts';
 import { laneNetwork } from '../requirements.ts';
 import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type ExactEvmPayload } from './eip3009.ts';
-import type { AuthorizationState, BoundLeg, SettleResult, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, BoundLeg, SettleResult, TransferTerms, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export interface LegExpectation {
   payTo: string;
@@ -16,8 +16,15 @@ export interface LegExpectation {
 /** `unavailable`: the ledger could not be read (its node down); the leg itself may be fine. */
 export type LegCheck = (Check & { ok: false; unavailable?: true }) | { ok: true; payer: string; payload: ExactEvmPayload };
 
-/** `bound`: the purchase leg the settler knows the authorization backs (else the listener looks it up). */
-export type SettledListener = (authorizer: string, nonce: string, tx: string, bound?: BoundLeg) => Promise<void>;
+/**
+ * `transfer`: the settled authorization's terms (addresses and nonce lowercase), so the listener
+ * can tell a leg's own transfer from another that used its nonce. `bound`: the purchase leg the
+ * settler knows the authorization backs (else the listener looks it up).
+ */
+export type SettledListener = (transfer: TransferTerms, tx: string, bound?: BoundLeg) => Promise<void>;
+
+/** An authorization's transfer terms as settlements report them. */
+export const termsOf = (a: TransferTerms): TransferTerms => ({ from: a.from.toLowerCase(), to: a.to.toLowerCase(), value: BigInt(a.value).toString(), nonce: a.nonce.toLowerCase() });
 
 /** Authorization states read ahead, by `stateKey`. */
 export type KnownStates = ReadonlyMap<string, AuthorizationState>;
@@ -116,7 +123,7 @@ export class UsdcLane {
   async settle(p: ExactEvmPayload, bound?: BoundLeg): Promise<SettleResult> {
     const a = p.authorization;
     const r = await this.ledger.transferWithAuthorization(a, this.nowS(), p.signature);
-    if (r.ok && !r.replay) for (const fn of this.listeners) await fn(a.from.toLowerCase(), a.nonce.toLowerCase(), r.tx, bound);
+    if (r.ok && !r.replay) for (const fn of this.listeners) await fn(termsOf(a), r.tx, bound);
     return r;
   }
 }

@@ -51,12 +51,30 @@ export interface StatesRead {
   parse(value: unknown): AuthorizationState[];
 }
 
+/** A transfer as an EIP-3009 authorization names it: who pays whom how much, under which nonce. */
+export interface TransferTerms {
+  from: string;
+  to: string;
+  /** Atomic units, decimal. */
+  value: string;
+  nonce: string;
+}
+
+/**
+ * What used a transfer's nonce; `authorizationState` says only that something did. `settled`:
+ * that very transfer (its transaction). `spent`: anything else, another transfer under the same
+ * nonce or `cancelAuthorization`, so this transfer can never happen (`reason` says which, for
+ * operators). `unknown`: the ledger says used but shows no record of how yet (a node whose logs
+ * lag its state): asked again later, never taken as either.
+ */
+export type NonceUse = { state: 'unused' } | { state: 'settled'; tx: string } | { state: 'spent'; reason: string } | { state: 'unknown' };
+
 export interface UsdcLedger {
   readonly token: UsdcToken;
   /** Addresses that submit settlements (the facilitator's `signers`); none for the simulation. */
   readonly signers: readonly string[];
   balanceOf(address: string): Promise<bigint>;
-  /** EIP-3009 `authorizationState(authorizer, nonce)`: true once used (or cancelled). */
+  /** EIP-3009 `authorizationState(authorizer, nonce)`: true once used, by any transfer, or cancelled (`nonceUses` tells which). */
   authorizationState(authorizer: string, nonce: string): Promise<boolean>;
   /**
    * `authorizationState` and `balanceOf(authorizer)` of several authorizations in one read,
@@ -84,6 +102,8 @@ export interface UsdcLedger {
    * then reads the ledger to say why. It reads and locks nothing it does not read anyway.
    */
   checkCompanion?(authorizer: string, nonce: string, amount: bigint): CreateCompanion;
+  /** What used each transfer's nonce, in the order asked (in one read where the ledger can). */
+  nonceUses(transfers: readonly TransferTerms[]): Promise<NonceUse[]>;
   /**
    * `transferWithAuthorization` of a verified authorization. The same authorization again
    * answers with its first transaction (`replay`); another use of a used nonce, a short

@@ -10,7 +10,7 @@ import type { Db, Queryable } from '../../../storage/db.ts';
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { CreateCompanion } from '../../engine/actor-types.ts';
 import type { Authorization } from './eip3009.ts';
-import type { AuthorizationState, SettleResult, StatesRead, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, NonceUse, SettleResult, StatesRead, TransferTerms, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export type { SettleResult } from './usdc-ledger.ts';
 
@@ -89,6 +89,12 @@ export class UsdcSimLedger implements UsdcLedger {
       params: statesParams(auths),
       parse: (v) => (v as Array<{ used: boolean; balance: string | null }>).map(stateOf),
     };
+  }
+
+  /** What used each nonce, from the ledger's record of the transfer that did (`UsdcLedger.nonceUses`): one statement for all. */
+  async nonceUses(transfers: readonly TransferTerms[]): Promise<NonceUse[]> {
+    const { rows } = await this.db.query<Partial<UsedAuthorization>>(USES_SQL, [transfers.map((t) => lower(t.from)), transfers.map((t) => lower(t.nonce))]);
+    return transfers.map((t, i) => useOf(t, rows[i]));
   }
 
   /**
@@ -174,5 +180,16 @@ function settleCtes(n: number, gate = ''): string {
 const SETTLE_SQL = `WITH ${settleCtes(1)}
   SELECT (SELECT count(*) FROM claim)::int AS moved, u.tx_hash, u.recipient, u.value::text AS value
     FROM (SELECT 1) AS one LEFT JOIN usdc_authorizations u ON u.authorizer = $1 AND u.nonce = $2`;
+
+/** The simulation has no `cancelAuthorization`: a used nonce always has its transfer on record. */
+function useOf(t: TransferTerms, used: Partial<UsedAuthorization> | undefined): NonceUse {
+  if (!used?.tx_hash) return { state: 'unused' };
+  if (used.recipient === lower(t.to) && BigInt(used.value ?? '-1') === BigInt(t.value)) return { state: 'settled', tx: used.tx_hash };
+  return { state: 'spent', reason: `nonce used by a transfer of ${used.value} to ${used.recipient} (${used.tx_hash})` };
+}
+
+const USES_SQL = `SELECT u.tx_hash, u.recipient, u.value::text AS value
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(authorizer, nonce, i)
+    LEFT JOIN usdc_authorizations u ON u.authorizer = x.authorizer AND u.nonce = x.nonce ORDER BY x.i`;
 
 const USED_SQL = `SELECT tx_hash, recipient, value::text AS value FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`;

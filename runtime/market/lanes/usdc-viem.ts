@@ -11,7 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError, type Config } from '../../config.ts';
 import type { Authorization } from './eip3009.ts';
 import { EIP3009_ABI, settleFailure } from './usdc-viem-abi.ts';
-import { configuredUsdcToken, type SettleResult, type UsdcLedger, type UsdcToken } from './usdc-ledger.ts';
+import { configuredUsdcToken, type NonceUse, type SettleResult, type TransferTerms, type UsdcLedger, type UsdcToken } from './usdc-ledger.ts';
 
 export interface UsdcViemOptions {
   rpcUrl: string;
@@ -77,6 +77,13 @@ export class UsdcViemLedger implements UsdcLedger {
     return this.client.readContract({ address: this.address, abi: EIP3009_ABI, functionName: 'authorizationState', args: [getAddress(authorizer), nonce as Hex] });
   }
 
+  /** Asked one at a time, as a JSON-RPC node would want. */
+  async nonceUses(transfers: readonly TransferTerms[]): Promise<NonceUse[]> {
+    const out: NonceUse[] = [];
+    for (const t of transfers) out.push((await this.authorizationState(t.from, t.nonce)) ? await this.useOf(t) : { state: 'unused' });
+    return out;
+  }
+
   transferWithAuthorization(a: Authorization, nowS: number, signature: string): Promise<SettleResult> {
     const key = `${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`;
     const running = this.inflight.get(key);
@@ -115,25 +122,37 @@ export class UsdcViemLedger implements UsdcLedger {
 
   /** A used nonce: the same authorization answers with its transaction; any other use is a replay. */
   private async prior(a: Authorization): Promise<SettleResult> {
-    const used = await this.client.getContractEvents({
-      address: this.address,
-      abi: EIP3009_ABI,
-      eventName: 'AuthorizationUsed',
-      args: { authorizer: getAddress(a.from), nonce: a.nonce as Hex },
-      fromBlock: this.o.logsFromBlock ?? 0n,
-      toBlock: 'latest',
-    });
-    const tx = used[0]?.transactionHash;
-    if (tx) {
-      const receipt = await this.client.getTransactionReceipt({ hash: tx });
-      if (this.carries(receipt.logs, a)) return { ok: true, tx, replay: true };
-    }
-    return fail('invalid_exact_evm_nonce_already_used', 'this authorization nonce was already used');
+    const use = await this.useOf(a);
+    return use.state === 'settled' ? { ok: true, tx: use.tx, replay: true } : fail('invalid_exact_evm_nonce_already_used', 'this authorization nonce was already used');
   }
 
-  private carries(logs: Log[], a: Authorization): boolean {
-    const transfers = parseEventLogs({ abi: EIP3009_ABI, eventName: 'Transfer', logs: logs.filter((l) => isAddressEqual(l.address, this.address)) });
-    return transfers.some((t) => isAddressEqual(t.args.from, getAddress(a.from)) && isAddressEqual(t.args.to, getAddress(a.to)) && t.args.value === BigInt(a.value));
+  /**
+   * What used a nonce the token says is used: the transaction whose AuthorizationUsed names it,
+   * and whether that authorization's own Transfer there is this transfer; else a cancellation.
+   */
+  private async useOf(t: TransferTerms): Promise<NonceUse> {
+    const query = { address: this.address, abi: EIP3009_ABI, args: { authorizer: getAddress(t.from), nonce: t.nonce as Hex }, fromBlock: this.o.logsFromBlock ?? 0n, toBlock: 'latest' } as const;
+    const tx = (await this.client.getContractEvents({ ...query, eventName: 'AuthorizationUsed' }))[0]?.transactionHash;
+    if (tx) {
+      const receipt = await this.client.getTransactionReceipt({ hash: tx });
+      return this.carries(receipt.logs, t) ? { state: 'settled', tx } : { state: 'spent', reason: `nonce used by another transfer (${tx})` };
+    }
+    const cancel = (await this.client.getContractEvents({ ...query, eventName: 'AuthorizationCanceled' }))[0]?.transactionHash;
+    return cancel ? { state: 'spent', reason: `authorization cancelled (${cancel})` } : { state: 'unknown' };
+  }
+
+  /**
+   * The transaction used this transfer's authorization: its AuthorizationUsed log is followed by
+   * the Transfer it authorized (USDC's `_transferWithAuthorization` emits the two together). A
+   * Transfer elsewhere in the transaction, even of the same amount to the same payee, may be
+   * another authorization's and does not count.
+   */
+  private carries(logs: Log[], t: TransferTerms): boolean {
+    const events = parseEventLogs({ abi: EIP3009_ABI, logs: logs.filter((l) => isAddressEqual(l.address, this.address)) });
+    const from = getAddress(t.from);
+    const i = events.findIndex((e) => e.eventName === 'AuthorizationUsed' && isAddressEqual(e.args.authorizer, from) && e.args.nonce.toLowerCase() === t.nonce.toLowerCase());
+    const next = i < 0 ? undefined : events[i + 1];
+    return next?.eventName === 'Transfer' && next.logIndex === events[i]!.logIndex + 1 && isAddressEqual(next.args.from, from) && isAddressEqual(next.args.to, getAddress(t.to)) && next.args.value === BigInt(t.value);
   }
 }
 
