@@ -10,6 +10,7 @@ import type { LinkPrice } from '../../machines/payment-link/events.ts';
 import { AppError } from '../errors.ts';
 import { isPlainObject, storableString } from '../http/body.ts';
 import { boundedJsonSize } from '../../runtime/storable-json.ts';
+import { randomId } from '../../runtime/merchant/secrets.ts';
 import { validateCreate } from '../payment-intents/validate.ts';
 
 export interface LinkInput {
@@ -28,10 +29,11 @@ const TITLE_MAX = 200;
 const DESCRIPTION_MAX = 500;
 /**
  * The link's own metadata leaves room for the keys a press of Pay adds to its intent's
- * (link-pay.ts: `,"payment_link":"plink_…","hold":"hold_…"`, ids of 24 characters), so the
- * intent's stays within the spec's 4096 bytes (ADR 0070): 4009 bytes.
+ * (link-pay.ts: `,"payment_link":"plink_…","hold":"hold_…"`, ids as link-commands.ts and
+ * link-pay.ts make them, of one length), so the intent's stays within the spec's 4096 bytes
+ * (ADR 0070): 4009 bytes.
  */
-const PAY_KEYS_BYTES = JSON.stringify({ payment_link: `plink_${'a'.repeat(24)}`, hold: `hold_${'a'.repeat(24)}` }).length - 1;
+const PAY_KEYS_BYTES = JSON.stringify({ payment_link: randomId('plink_'), hold: randomId('hold_') }).length - 1;
 export const LINK_METADATA_BYTES = 4096 - PAY_KEYS_BYTES;
 /** A unit count past this is a typo, not stock (and keeps counts exact in a JSON number). */
 const UNITS_MAX = 1_000_000_000;

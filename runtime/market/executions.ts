@@ -23,7 +23,7 @@ import { MarketRefusal } from './errors.ts';
 import { executionResult, sellerHeader, type ExecuteResult } from './execution-answer.ts';
 import { checkTarget, prepareCall, SELLER_TIMEOUT_MS, type ForwardOptions, type PreparedCall } from './forward.ts';
 import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import { termsOf, type UsdcLane } from './lanes/usdc-lane.ts';
+import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { Listings } from './listings.ts';
 import { legTerms, PURCHASE_KIND, type Purchases } from './purchases.ts';
@@ -268,7 +268,7 @@ export class Executions {
     // (one use per nonce); the execution stays EXECUTING and the next reconcile records it.
     const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload, bound).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
     // A settle whose report was lost earlier (a crash) is recorded now; a fresh one reports itself.
-    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', termsOf(legTerms(ex.fee)), r.tx, bound);
+    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', legTerms(ex.fee), r.tx, bound);
     if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${ex.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
     }
@@ -284,7 +284,7 @@ export class Executions {
     const inOne = this.feeSettlement(fee);
     if (!inOne) return false;
     // The companion settles this very authorization: the transfer is the fee leg's own.
-    const { from, to, value } = termsOf(legTerms(fee));
+    const { from, to, value } = legTerms(fee);
     const settled = { type: 'leg.settled', id: `settled:fee:${fee.nonce}`, at: this.now(), leg: 'fee', tx: inOne.tx, transfer: { from, to, value } } satisfies PurchaseEvent;
     try {
       // Not applied (recorded already, or the purchase moved on): nothing was settled either.

@@ -316,7 +316,7 @@ export class Purchases {
     if (!p || p.status !== 'VERIFIED' || !legs?.seller.tx || legs.fee.tx) return;
     const r: AnmSettle | SettleResult = p.ctx.asset === 'ANM' ? await this.submitAnmFee(p.ctx) : await this.deps.usdc.settle(legs.fee.payload as unknown as ExactEvmPayload);
     // Settled earlier where its report was lost (a crash, a receipt that came late): record it now.
-    if (p.ctx.asset === 'USDC' && r.ok && r.replay) await this.legSettled('USDC', termsOf(legTerms(legs.fee)), r.tx, { intent_id: intentId, leg: 'fee' });
+    if (p.ctx.asset === 'USDC' && r.ok && r.replay) await this.legSettled('USDC', legTerms(legs.fee), r.tx, { intent_id: intentId, leg: 'fee' });
     // A transient failure leaves the purchase VERIFIED; `reconcile` tries the fee again.
     if (!r.ok && !('transient' in r && r.transient)) {
       await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${legs.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
@@ -349,7 +349,7 @@ export class Purchases {
     }
     for (let i = 0; i < waiting.length; i += RECONCILE_BATCH) {
       const batch = waiting.slice(i, i + RECONCILE_BATCH);
-      const terms = batch.map((w) => termsOf(legTerms(w.seller)));
+      const terms = batch.map((w) => legTerms(w.seller));
       const uses = await this.deps.usdc.ledger.nonceUses(terms);
       for (const [j, w] of batch.entries()) {
         const use = uses[j];
@@ -363,7 +363,7 @@ export class Purchases {
   }
 }
 
-/** A verified leg's transfer: its payer, payee, amount and nonce, as checked against its authorization. */
+/** A verified leg's transfer (payer, payee, amount, nonce, as checked against its authorization), spelled as settlements report it. */
 export function legTerms(leg: VerifiedLeg): TransferTerms {
-  return { from: leg.payer, to: leg.pay_to, value: leg.amount, nonce: leg.nonce };
+  return termsOf({ from: leg.payer, to: leg.pay_to, value: leg.amount, nonce: leg.nonce });
 }

@@ -61,7 +61,7 @@ let errors = 0;
 interface Session {
   socket: Socket;
   answers: HttpAnswers;
-  /** Due times of this session's requests not yet answered, the one on the wire first. */
+  /** Due times of this client's requests not yet answered, the one on the wire first. */
   due: number[];
   /** Their indexes in `wire`. */
   index: number[];
@@ -93,7 +93,7 @@ for (const s of sessions) {
         if (status < 200 || status >= 300) non2xx++;
         latencies[counted++] = performance.now() - due;
       }
-      // The next request of this session, if it fell due while this one was on the wire.
+      // The next request of this client, if it fell due while this one was on the wire.
       if (s.index.length > 0) s.socket.write(wire[s.index[0]!]!);
       settle();
     }
