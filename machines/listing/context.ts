@@ -25,12 +25,14 @@ export interface ListingContext {
   counted: string[];
   /** The scanner's record; absent in snapshots written before the scanner (read as empty). */
   scan?: ScanState;
+  /** Unix milliseconds the current key took the listing over (ADR 0072); absent: it registered it. */
+  owner_since?: number;
 }
 
-type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted' | 'scan'>;
+type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted' | 'scan' | 'owner_since'>;
 
-/** The seller-set fields of a register or update event. */
-export function fieldsOf(e: Extract<ListingEvent, { type: 'listing.register' | 'listing.update' }>): Fields {
+/** The seller-set fields of a register, update or takeover event. */
+export function fieldsOf(e: Extract<ListingEvent, { type: 'listing.register' | 'listing.update' | 'listing.take_over' }>): Fields {
   return {
     resource_id: e.resource_id,
     provider_id: e.provider_id,
@@ -56,4 +58,9 @@ export function initialListingContext(e: ListingRegisterEvent): ListingContext {
 
 export function scanOf(ctx: ListingContext): ScanState {
   return ctx.scan ?? emptyScan();
+}
+
+/** Since when the current key has controlled the listing: what a takeover's proof names. */
+export function ownerSince(ctx: ListingContext): number {
+  return ctx.owner_since ?? ctx.created_at;
 }

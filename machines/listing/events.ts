@@ -46,7 +46,6 @@ export const listingUpdate = z.object({ type: z.literal('listing.update'), ...ba
 /** A purchase of this listing settled (analytics.transactions). */
 export const listingSettled = z.object({ type: z.literal('listing.purchase_settled'), ...base, intent_id: z.string().min(1) });
 
-
 /** How a probe ended (DESIGN §5 "Scanner"); only `ok` is a well-formed 402 matching the listing. */
 export const probeOutcome = z.enum(['ok', 'mismatch', 'pay_to_mismatch', 'malformed', 'no_payment_required', 'http_error', 'server_error', 'timeout', 'unreachable', 'refused']);
 export type ProbeOutcome = z.infer<typeof probeOutcome>;
@@ -63,6 +62,37 @@ export const listingProbed = z.object({
   detail: z.string().max(300),
   /** The scanner's interval plus its jitter: when the next round is due after this one. */
   next_probe_in_ms: z.number().int().positive(),
+  /**
+   * The owner whose terms the probe was judged against (absent in probes from before ADR 0072):
+   * a probe in flight while the listing changed hands says nothing about the new owner's terms.
+   */
+  provider_id: z.string().regex(/^prov_[0-9a-f]+$/).optional(),
+});
+/**
+ * What the marketplace saw when it probed the endpoint for a takeover (ADR 0072): the probe
+ * judged against the new registration's terms, and per lane that registration lists every
+ * `payTo` the endpoint's 402 offered on it (scheme, network and token as the scanner matches them).
+ */
+export const takeoverProof = z.object({
+  probed_at: z.number().int().nonnegative(),
+  outcome: probeOutcome,
+  http_status: z.number().int().min(100).max(599).nullable(),
+  latency_ms: z.number().int().nonnegative().nullable(),
+  detail: z.string().max(300),
+  payees: z.array(z.object({ asset: listingAsset.shape.asset, pay_to: z.array(z.string().min(1)).max(20) })).max(2),
+});
+/**
+ * Another key takes the listing over with proof that it controls the endpoint (ADR 0072).
+ * It names the ownership it was proven against, so a proof made before the listing changed
+ * hands again is refused.
+ */
+export const listingTakeOver = z.object({
+  type: z.literal('listing.take_over'),
+  ...base,
+  ...listingFields,
+  previous_provider_id: listingFields.provider_id,
+  previous_owner_since: z.number().int().nonnegative(),
+  proof: takeoverProof,
 });
 /**
  * A listing with no probe timer (registered before the scanner, or its row lost) gets its
@@ -72,8 +102,10 @@ export const listingResumeProbes = z.object({ type: z.literal('listing.resume_pr
 /** A routed execution of this listing ended: `ok` when the seller answered below 400. */
 export const listingExecuted = z.object({ type: z.literal('listing.executed'), ...base, intent_id: z.string().min(1), ok: z.boolean() });
 
-export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled, listingProbeDue, listingProbed, listingExecuted, listingResumeProbes]);
+export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled, listingProbeDue, listingProbed, listingExecuted, listingResumeProbes, listingTakeOver]);
 
 export type ListingEvent = z.infer<typeof listingEvents>;
 export type ListingRegisterEvent = z.infer<typeof listingRegister>;
 export type ListingAssetEntry = z.infer<typeof listingAsset>;
+export type ListingTakeOverEvent = z.infer<typeof listingTakeOver>;
+export type TakeoverProof = z.infer<typeof takeoverProof>;

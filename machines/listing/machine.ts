@@ -35,6 +35,10 @@ const listing = setup({
       assertEvent(event, 'listing.probed');
       return { scan: recordProbe(scanOf(context), rules.probeEntry(event), event.next_probe_in_ms) };
     }),
+    takeOver: assign(({ context, event }) => {
+      assertEvent(event, 'listing.take_over');
+      return { ...fieldsOf(event), updated_at: event.at, owner_since: event.at, scan: rules.scanAfterTakeover(context, event) };
+    }),
     executed: assign(({ context, event }) => {
       assertEvent(event, 'listing.executed');
       return { scan: recordExecution(scanOf(context), event.ok) };
@@ -46,6 +50,10 @@ const listing = setup({
     toOffline: ({ context, event }) => rules.statusAfterProbe(context, event) === 'offline',
     toVerified: ({ context, event }) => rules.statusAfterProbe(context, event) === 'verified',
     toDegraded: ({ context, event }) => rules.statusAfterProbe(context, event) === 'degraded',
+    toUnverified: ({ context, event }) => rules.statusAfterProbe(context, event) === 'unverified',
+    takeoverToVerified: ({ context, event }) => rules.statusAfterTakeover(context, event) === 'verified',
+    takeoverToDegraded: ({ context, event }) => rules.statusAfterTakeover(context, event) === 'degraded',
+    takeoverToUnverified: ({ context, event }) => rules.statusAfterTakeover(context, event) === 'unverified',
   },
 });
 
@@ -81,7 +89,13 @@ const scanned = {
     { guard: 'toOffline' as const, target: '#listing.offline', actions: probed },
     { guard: 'toVerified' as const, target: '#listing.verified', actions: probed },
     { guard: 'toDegraded' as const, target: '#listing.degraded', actions: probed },
-    { target: '#listing.unverified', actions: probed },
+    { guard: 'toUnverified' as const, target: '#listing.unverified', actions: probed },
+  ],
+  // The takeover's probe answered, so it never leads to `offline`.
+  'listing.take_over': [
+    { guard: 'takeoverToVerified' as const, target: '#listing.verified', actions: ['takeOver' as const] },
+    { guard: 'takeoverToDegraded' as const, target: '#listing.degraded', actions: ['takeOver' as const] },
+    { guard: 'takeoverToUnverified' as const, target: '#listing.unverified', actions: ['takeOver' as const] },
   ],
 };
 

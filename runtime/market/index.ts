@@ -74,13 +74,16 @@ export function openMarket(
   const clock = opts.clock ?? Date.now;
   const ledger = new UsdcSimLedger(db, opts.usdcToken);
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
-  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs);
+  // Private and loopback sellers are refused unless the development switch says otherwise.
+  const forward = opts.forward ?? { allowPrivate: false };
+  const usdcAsset = opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {};
+  // A takeover's proof reaches the endpoint as the scanner and routed execution do (ADR 0072).
+  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs, { forward, ...usdcAsset });
   const index = new SearchIndex(listings);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, new AnmNonceHolds(db), clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
   const purchaseKeys = new PurchaseKeys(db);
-  // Private and loopback sellers are refused unless the development switch says otherwise.
-  const executions = new Executions({ db, host, purchases, listings, usdc, anm, forward: opts.forward ?? { allowPrivate: false }, clock });
+  const executions = new Executions({ db, host, purchases, listings, usdc, anm, forward, clock });
   let watch: NodeJS.Timeout | undefined;
   let sweep: NodeJS.Timeout | undefined;
   return {
@@ -94,7 +97,7 @@ export function openMarket(
     purchaseKeys,
     facilitator: new Facilitator(usdc, anm),
     // The runtime's scanner when this process runs one; else one for scan-now alone.
-    scanner: opts.scanner ?? new Scanner(db, host, { forward: opts.forward ?? { allowPrivate: false }, ...(opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {}) }),
+    scanner: opts.scanner ?? new Scanner(db, host, { forward, ...usdcAsset }),
     feeAddresses: opts.feeAddresses,
     async start(pollMs = 1000, { watch: watching = true } = {}) {
       await index.refresh();

@@ -5,17 +5,19 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { ListingContext } from '../../machines/listing/context.ts';
-import type { ListingEvent } from '../../machines/listing/events.ts';
+import { ownerSince, type ListingContext } from '../../machines/listing/context.ts';
+import type { ListingEvent, ListingRegisterEvent } from '../../machines/listing/events.ts';
 import { listingRecord, type ListingRecord, type ListingStatus } from '../../machines/listing/view.ts';
 import { DEFAULT_LANE_NETWORKS, type LaneNetworks } from '../../machines/money/market.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
+import type { ActorTarget, ApplyResult } from '../engine/actor-types.ts';
 import { boundedJsonSize } from '../storable-json.ts';
 import { MarketRefusal } from './errors.ts';
 import { listingBody, pricedAssets } from './listing-input.ts';
 import { listingMessage, providerIdOf, resourceIdOf, verifyListingSignatures } from './listing-signature.ts';
+import { notProven, proveControl, type ControlProbe } from './listing-takeover.ts';
 
 export const LISTING_KIND = 'listing';
 /** A new listing's first probe comes within this (random) wait, so a batch of registrations is not probed at once. */
@@ -23,6 +25,9 @@ export const FIRST_PROBE_MAX_MS = 30_000;
 /** A listing's schemas and examples may nest this deep; its body is at most the gateway's 256 KiB. */
 const LISTING_DEPTH = 64;
 const LISTING_BYTES = 256 * 1024;
+
+/** The seller-set fields every registration event carries. */
+type ListingFields = Omit<ListingRegisterEvent, 'type' | 'id' | 'at' | 'probe_in_ms'>;
 
 interface Row {
   id: string;
@@ -47,6 +52,8 @@ export class Listings {
     /** Each lane's network as configured: records name it in `pricing`. */
     private readonly networks: LaneNetworks = DEFAULT_LANE_NETWORKS,
     private readonly firstProbeMaxMs = FIRST_PROBE_MAX_MS,
+    /** How a takeover's proof reaches the endpoint: the scanner's and routed execution's rules. */
+    private readonly control: ControlProbe = { forward: { allowPrivate: false } },
   ) {}
 
   private readonly recordOf = (row: Row): ListingRecord => recordOf(row, this.networks);
@@ -67,7 +74,7 @@ export class Listings {
     const assets = pricedAssets(body);
     const key = await verifyListingSignatures(raw as Record<string, unknown>, body, assets.map((a) => a.asset));
     const resourceId = resourceIdOf(body.method, body.endpoint);
-    const fields = {
+    const fields: ListingFields = {
       resource_id: resourceId,
       provider_id: providerIdOf(key),
       name: body.name,
@@ -91,9 +98,28 @@ export class Listings {
     const probeIn = Math.floor(Math.random() * this.firstProbeMaxMs);
     const first = await this.host.apply(target, { type: 'listing.register', id: `register:${digest}`, at, probe_in_ms: probeIn, ...fields } satisfies ListingEvent);
     if (first.outcome === 'applied' || first.outcome === 'duplicate') return { record: this.recordOf({ id: resourceId, ...first, state: first.status }), created: first.outcome === 'applied' };
-    const upd = await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent);
-    if (upd.outcome === 'ignored') throw new MarketRefusal('forbidden', 'This listing is controlled by another key.');
-    return { record: this.recordOf({ id: resourceId, ...upd, state: upd.status }), created: false };
+    // The listing exists: its owner updates it, another key takes it over with proof. One more
+    // round when it changed hands meanwhile (the event was checked against what was read).
+    let seen: ApplyResult = first;
+    for (let round = 0; round < 2; round++) {
+      const ctx = seen.snapshot.context as ListingContext;
+      seen = ctx.provider_id === fields.provider_id
+        ? await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent)
+        : await this.takeOver(target, fields, ctx, digest);
+      if (seen.outcome !== 'ignored') return { record: this.recordOf({ id: resourceId, ...seen, state: seen.status }), created: false };
+    }
+    throw new MarketRefusal('forbidden', 'This listing changed hands while it was being registered; send the registration again.');
+  }
+
+  /** Probes the endpoint and, when its 402 names the new payTo on every lane, sends the takeover (ADR 0072). */
+  private async takeOver(target: ActorTarget, fields: ListingFields, owner: ListingContext, digest: string): Promise<ApplyResult> {
+    const proof = await proveControl({ endpoint: fields.endpoint, method: fields.method, assets: fields.assets }, this.control, this.clock);
+    const refused = notProven(fields.assets, proof);
+    if (refused) throw new MarketRefusal('forbidden', refused);
+    const since = ownerSince(owner);
+    // The same signed body against the same ownership is one event; against a later one, another.
+    const event = { type: 'listing.take_over', id: `take-over:${digest}:${since}`, at: this.clock(), ...fields, previous_provider_id: owner.provider_id, previous_owner_since: since, proof } satisfies ListingEvent;
+    return this.host.apply(target, event);
   }
 
   async byId(id: string): Promise<ListingRecord | null> {

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { parsePaymentRequired } from '@x402/core/schemas';
 import type { ListingAssetEntry, ProbeOutcome } from '../../../machines/listing/events.ts';
+import { samePayee } from '../../../machines/listing/rules.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
 import { checkTarget, forward, type ForwardOptions } from '../forward.ts';
 import { assetId } from '../requirements.ts';
@@ -42,10 +43,26 @@ interface Offer {
   amount: string;
 }
 
+/** A probe's result and, when the endpoint answered a well-formed 402, the payees it named on each listed lane. */
+export interface LanesProbed {
+  result: ProbeResult;
+  payees: LanePayees[] | null;
+}
+
+export interface LanePayees {
+  asset: ListingAssetEntry['asset'];
+  pay_to: string[];
+}
+
 /** `usdcAsset`: the USDC lane's token contract (USDC on Base unless the lane is configured otherwise). */
 export async function probe(t: ProbeTarget, opts: ForwardOptions, usdcAsset: string = assetId('USDC')): Promise<ProbeResult> {
+  return (await probeLanes(t, opts, usdcAsset)).result;
+}
+
+/** The probe, keeping who the 402 pays on each lane: a takeover's proof of control (ADR 0072). */
+export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset: string = assetId('USDC')): Promise<LanesProbed> {
   const refused = await checkTarget(t.endpoint, opts);
-  if (refused) return { outcome: 'refused', http_status: null, latency_ms: null, detail: refused };
+  if (refused) return { result: { outcome: 'refused', http_status: null, latency_ms: null, detail: refused }, payees: null };
   const method = t.method.toUpperCase();
   const t0 = performance.now();
   const res = await forward(
@@ -61,23 +78,28 @@ export async function probe(t: ProbeTarget, opts: ForwardOptions, usdcAsset: str
   const latency = Math.round(performance.now() - t0);
   if (!res.ok) {
     const outcome: ProbeOutcome = res.reason.startsWith('no answer within') ? 'timeout' : !res.sent ? 'refused' : res.reason.includes('exceeds') ? 'malformed' : 'unreachable';
-    return { outcome, http_status: null, latency_ms: outcome === 'malformed' ? latency : null, detail: res.reason.slice(0, 300) };
+    return { result: { outcome, http_status: null, latency_ms: outcome === 'malformed' ? latency : null, detail: res.reason.slice(0, 300) }, payees: null };
   }
-  const answered = (outcome: ProbeOutcome, detail: string): ProbeResult => ({ outcome, http_status: res.status, latency_ms: latency, detail: detail.slice(0, 300) });
+  const answered = (outcome: ProbeOutcome, detail: string, payees: LanePayees[] | null = null): LanesProbed => ({
+    result: { outcome, http_status: res.status, latency_ms: latency, detail: detail.slice(0, 300) },
+    payees,
+  });
   if (res.status >= 500) return answered('server_error', `the endpoint answered ${res.status}`);
   if (res.status >= 200 && res.status < 300) return answered('no_payment_required', `the endpoint answered ${res.status} to an unpaid request`);
   if (res.status !== 402) return answered('http_error', `the endpoint answered ${res.status}, not 402`);
   const offers = offersOf(res.headers['payment-required'], res.body);
   if (typeof offers === 'string') return answered('malformed', offers);
-  const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, a.asset === 'USDC' ? usdcAsset : assetId(a.asset)))).map((a) => a.asset);
+  const tokenOf = (a: ListingAssetEntry) => (a.asset === 'USDC' ? usdcAsset : assetId(a.asset));
+  const payees = t.assets.map((a) => ({ asset: a.asset, pay_to: [...new Set(offers.filter((o) => sameLane(o, a, tokenOf(a))).map((o) => o.payTo))] }));
+  const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, tokenOf(a)))).map((a) => a.asset);
   // The endpoint's own 402 pays someone else on a lane the listing sells: whoever listed it may not control it (ADR 0071).
   for (const a of t.assets.filter((x) => missing.includes(x.asset))) {
-    const lane = offers.filter((o) => sameLane(o, a, a.asset === 'USDC' ? usdcAsset : assetId(a.asset)));
-    const payee = lane.some((o) => sameAddress(o.payTo, a.pay_to)) ? undefined : lane[0]?.payTo;
-    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`);
+    const lane = payees.find((p) => p.asset === a.asset)?.pay_to ?? [];
+    const payee = lane.some((p) => samePayee(p, a.pay_to)) ? undefined : lane[0];
+    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`, payees);
   }
-  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`);
-  return answered('ok', '');
+  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`, payees);
+  return answered('ok', '', payees);
 }
 
 /** The 402's offers, or why it is not a well-formed x402 answer. */
@@ -107,14 +129,12 @@ function offersOf(header: string | undefined, body: Buffer): Offer[] | string {
   }));
 }
 
-const sameAddress = (x: string, y: string) => (x.startsWith('0x') ? x.toLowerCase() === y.toLowerCase() : x === y);
-
 /** The offer is on the listing asset's lane: its scheme, network and token. */
 function sameLane(o: Offer, a: ListingAssetEntry, asset: string): boolean {
   const lane = MARKET_LANES[a.asset];
-  return o.scheme === lane.legScheme && (o.network === lane.network || o.network === V1_NETWORK[lane.network]) && sameAddress(o.asset, asset);
+  return o.scheme === lane.legScheme && (o.network === lane.network || o.network === V1_NETWORK[lane.network]) && samePayee(o.asset, asset);
 }
 
 function matches(o: Offer, a: ListingAssetEntry, asset: string): boolean {
-  return sameLane(o, a, asset) && sameAddress(o.payTo, a.pay_to) && o.amount === a.seller_price_atomic;
+  return sameLane(o, a, asset) && samePayee(o.payTo, a.pay_to) && o.amount === a.seller_price_atomic;
 }

@@ -130,7 +130,8 @@ export class Scanner {
     if (this.keepRounds) this.probed.push(`${resourceId}:${eventId}`);
     const interval = this.opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
     const jitter = Math.floor((this.opts.random ?? Math.random)() * (this.opts.jitterMs ?? interval / 10));
-    const event = { type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter } satisfies ListingEvent;
+    // Judged against this owner's terms: a probe in flight while the listing changes hands is not the new owner's (ADR 0072).
+    const event = { type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter, provider_id: ctx.provider_id } satisfies ListingEvent;
     const applied = await this.host.apply({ kind: LISTING_KIND, id: resourceId }, event);
     this.opts.onProbed?.(resourceId, result);
     return applied;
