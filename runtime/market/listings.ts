@@ -97,7 +97,10 @@ export class Listings {
     const at = this.clock();
     const probeIn = Math.floor(Math.random() * this.firstProbeMaxMs);
     const first = await this.host.apply(target, { type: 'listing.register', id: `register:${digest}`, at, probe_in_ms: probeIn, ...fields } satisfies ListingEvent);
-    if (first.outcome === 'applied' || first.outcome === 'duplicate') return { record: this.recordOf({ id: resourceId, ...first, state: first.status }), created: first.outcome === 'applied' };
+    if (first.outcome === 'applied') return { record: this.recordOf({ id: resourceId, ...first, state: first.status }), created: true };
+    // The same first registration again answers the listing as it is, unless it changed hands since (ADR 0072).
+    const owner = (first.snapshot.context as ListingContext).provider_id;
+    if (first.outcome === 'duplicate' && owner === fields.provider_id) return { record: this.recordOf({ id: resourceId, ...first, state: first.status }), created: false };
     // The listing exists: its owner updates it, another key takes it over with proof. One more
     // round when it changed hands meanwhile (the event was checked against what was read).
     let seen: ApplyResult = first;
