@@ -102,6 +102,8 @@ describe('listing takeover by the endpoint\'s proven owner (ADR 0072)', () => {
     expect(control(rec)).toEqual({ provider_id: rec.provider_id, name: 'Zebrafish tide forecast by its owner', pay_to: [owner.evm.address] });
     // The takeover's own probe is the newest scan, judged against the owner's terms.
     expect(rec.recent_scans[0]).toMatchObject({ status: 402, outcome: 'ok' });
+    // Status as after any probe (docs/marketplace.md "status"): the squatter's probes among the last five make it degraded.
+    expect(rec.status).toBe(rec.recent_scans.slice(0, 5).every((p) => p.outcome === 'ok') ? 'verified' : 'degraded');
     expect(control(await read(listing.resource_id))).toEqual(control(rec));
 
     // The journal holds the proof and the ownership it was checked against.
