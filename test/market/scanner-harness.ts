@@ -4,6 +4,7 @@
  * and the HTTP app with an operator token. Rounds are fast (`intervalMs`) so a test sees
  * many of them; sellers are on 127.0.0.1, so private targets are allowed as in development.
  */
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import type { Bus } from '../../runtime/bus/types.ts';
@@ -12,6 +13,7 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { Scanner, type ScannerOptions } from '../../runtime/market/scanner/scanner.ts';
 import type { Db } from '../../storage/db.ts';
+import type { Backend } from '../helpers/backends.ts';
 import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
 import { FEE_ADDRESSES } from './harness.ts';
 
@@ -52,4 +54,13 @@ export async function startScanMarket(rt: ScanRuntime, db: Db): Promise<ScanMark
   const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6, operatorToken: OPERATOR_TOKEN });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, market, app, req: (method, path, o) => request(url, method, path, o), close: () => app.close() };
+}
+
+/** Stops what a scanner suite started, each part only if it got that far: runtime, market, the sellers' server, the backend. */
+export async function stopScanSuite(p: { rt?: ScanRuntime | undefined; m?: ScanMarket | undefined; server?: Server | undefined; backend?: Backend | undefined }): Promise<void> {
+  await p.rt?.stop();
+  await p.m?.close();
+  p.server?.closeAllConnections();
+  await new Promise((r) => (p.server ? p.server.close(r) : r(undefined)));
+  await p.backend?.close();
 }

@@ -22,7 +22,7 @@ import { openEmbedded, openReal, realAvailable, waitFor, type Backend } from '..
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { seller, signedListing, signLeg, type Seller } from '../fixtures/market.ts';
 import { FEE_ADDRESSES } from './harness.ts';
-import { OPERATOR_TOKEN, startScanMarket, startScanRuntime, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
+import { OPERATOR_TOKEN, startScanMarket, startScanRuntime, stopScanSuite, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
 
 let backend: Backend;
 let rt: ScanRuntime;
@@ -76,13 +76,7 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterAll(async () => {
-  await rt?.stop();
-  await m?.close();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  await backend?.close();
-});
+afterAll(() => stopScanSuite({ rt, m, server, backend }));
 
 async function read(name: string): Promise<ListingRecord> {
   const r = await m.req('GET', `/api/v1/resources/${ids[name]}`);

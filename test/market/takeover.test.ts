@@ -15,7 +15,7 @@ import type { ListingRecord } from '../../machines/listing/view.ts';
 import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { seller, signedListing, type Seller } from '../fixtures/market.ts';
-import { startScanMarket, startScanRuntime, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
+import { startScanMarket, startScanRuntime, stopScanSuite, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
 
 let backend: Backend;
 let rt: ScanRuntime;
@@ -54,13 +54,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);
 
-afterAll(async () => {
-  await rt?.stop();
-  await m?.close();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  await backend?.close();
-});
+afterAll(() => stopScanSuite({ rt, m, server, backend }));
 
 const register = async (s: Seller, path: string, name: string) => m.req('POST', '/api/v1/resources', { body: await signedListing(s, { name, endpoint: `${base}/${path}`, price: '0.02' }) });
 const read = async (id: string) => (await m.req('GET', `/api/v1/resources/${id}`)).json as ListingRecord;
