@@ -18,8 +18,11 @@ export function machineRegistry(): MachineRegistry {
     .register(listingDefinition)
     // A purchase is created by its quote, which charges nothing: a quote lost in a crash of
     // PostgreSQL costs the buyer another quote, and every later write of the purchase is a
-    // durable commit that flushes it first (ADR 0064).
-    .register(purchaseDefinition, purchaseRefs, { asyncCommit: true })
+    // durable commit that flushes it first (ADR 0064). A routed execution's EXECUTING does not
+    // wait for the disk either: the fee moves only after the answer's record, a durable commit
+    // on the same actor that flushes it; lost in a crash of PostgreSQL, it leaves the intent
+    // QUOTED with nothing taken (ADR 0074).
+    .register(purchaseDefinition, purchaseRefs, { asyncCommit: true, asyncEvents: ['purchase.execute'] })
     .register(paymentLinkDefinition, paymentLinkIndex)
     .register(linkHoldDefinition, linkHoldIndex)
     .register(invoiceDefinition, invoiceTokenRow);

@@ -231,7 +231,7 @@ export class ActorHost {
     companion?: CreateCompanion,
   ) {
     const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, version, next.effects, { merchant, mode }, timerEventName(event));
-    const parts: WriteParts = { update: how === 'update', fast: how === 'fast', outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
+    const parts: WriteParts = { update: how === 'update', fast: how === 'fast', asyncCommit: how !== 'insert' && this.deps.registry.asyncEvent(def.kind, event.type), outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
     const params: SqlParam[] = [target.id, event.id, version, JSON.stringify(event), stateBefore, next.status, event.at];
     if (parts.outbox) params.push(JSON.stringify(outbox));
     if (parts.timerDeletes) params.push(timerDeletes);

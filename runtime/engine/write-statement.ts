@@ -14,7 +14,7 @@ import type { CreateCompanion } from './actor-types.ts';
 export interface WriteParts {
   /** Inserts the actor row too (a new actor in one statement). */
   create?: boolean;
-  /** Commits without waiting for the WAL flush (`CreateOptions.asyncCommit`). */
+  /** Commits without waiting for the WAL flush (`CreateOptions.asyncCommit`, `asyncEvents`). */
   asyncCommit?: boolean;
   /** Updates the snapshot of a row locked earlier in the transaction (the locked path). */
   update?: boolean;

@@ -27,10 +27,16 @@ function watched(db: Db, note: (sql: string) => void, frame: boolean): Db {
 /**
  * Counts every statement sent through `db`, a transaction as BEGIN, its statements and
  * COMMIT, each by its first 60 characters: the round-trip guards' view of the database port.
+ * `texts` keeps each statement whole, for what a statement's tail says (how it commits).
  */
-export function counting(db: Db): { db: Db; statements: string[] } {
+export function counting(db: Db): { db: Db; statements: string[]; texts: string[] } {
   const statements: string[] = [];
-  return { db: watched(db, (sql) => statements.push(sql.replace(/\s+/g, ' ').trim().slice(0, 60)), true), statements };
+  const texts: string[] = [];
+  const note = (sql: string) => {
+    statements.push(sql.replace(/\s+/g, ' ').trim().slice(0, 60));
+    texts.push(sql);
+  };
+  return { db: watched(db, note, true), statements, texts };
 }
 
 /** A database whose statements are counted as they are sent. */

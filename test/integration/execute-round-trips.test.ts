@@ -28,6 +28,8 @@ const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1fee'
 describe.each(backendFactories)('SQL statements per routed execution on %s', (_name, open) => {
   let b: Backend;
   let statements: string[] = [];
+  /** The same statements whole. */
+  let texts: string[] = [];
   let seller: http.Server;
   let quoting: MarketServices;
   const markets: MarketServices[] = [];
@@ -47,6 +49,7 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     const endpoint = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/answer`;
     const c = counting(b.db);
     statements = c.statements;
+    texts = c.texts;
     const host = new ActorHost({ db: c.db, bus: b.bus, registry: machineRegistry() });
     const forward = { allowPrivate: true };
     quoting = openMarket(c.db, host, { feeAddresses: FEE, forward });
@@ -85,6 +88,7 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     const fee = await signLeg(buyer, { to: l.fee.payTo, value: l.fee.amount });
     const header = Buffer.from(JSON.stringify(await signLeg(buyer, { to: l.seller.payTo, value: l.seller.amount }))).toString('base64');
     statements.length = 0;
+    texts.length = 0;
     const res = await apps[app]!.inject({ method: 'POST', url: '/api/v1/route/execute', headers: { 'content-type': 'application/json' }, payload: { intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: header } });
     const before = atAnswer;
     expect(res.statusCode, res.body).toBe(200);
@@ -107,6 +111,14 @@ describe.each(backendFactories)('SQL statements per routed execution on %s', (_n
     const fee = (await quoting.purchases.read(intentId))!.ctx.execution!.fee;
     const { rows } = await b.db.query<{ tx_hash: string; recipient: string }>(`SELECT tx_hash, recipient FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [fee.payer, fee.nonce]);
     expect(rows).toEqual([{ tx_hash: fee.tx, recipient: FEE.USDC }]);
+  });
+
+  it('EXECUTING commits without waiting for the flush; the answer that takes the fee waits for it (ADR 0074)', async () => {
+    await execute(0);
+    await execute(0);
+    const writes = texts.filter((s) => s.startsWith(write.trimEnd()));
+    expect(writes).toHaveLength(2);
+    expect(writes.map((s) => s.includes(`set_config('synchronous_commit', 'off', true)`))).toEqual([true, false]);
   });
 
   it("the purchase machine steps once per recorded event (the quote, the execution, the answer): the response's status comes from the rule, not a step more", async () => {
