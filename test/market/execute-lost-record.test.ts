@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- assertions read parsed JSON response bodies. */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- assertions read parsed JSON response bodies. */
 /**
  * A routed execution's EXECUTING commits without waiting for the WAL flush (ADR 0074). These
  * tests hold the two facts that make that safe (DESIGN §5 "Routed execution": the fee settled
