@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
-import { MARKET_FEE_BPS, MARKET_LANES, parseAtomicDecimal } from '../../machines/money/market.ts';
+import { MARKET_FEE_BPS, MARKET_LANES, maxPriceAccepted } from '../../machines/money/market.ts';
 import { DEFAULT_TIMEOUT_S, laneNetwork, legRequirement } from '../../runtime/market/requirements.ts';
 import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import type { SearchHit, SearchIndex } from '../../runtime/market/search-index.ts';
@@ -24,9 +24,9 @@ const searchQuery = z
     asset: asset.optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
   })
-  .refine((q) => q.max_price === undefined || parseAtomicDecimal(q.asset ?? 'ANM', q.max_price) !== null, {
+  .refine((q) => q.max_price === undefined || maxPriceAccepted(q.asset, q.max_price), {
     path: ['max_price'],
-    message: 'a decimal string greater than zero, with no more places than the asset has',
+    message: 'a decimal string greater than zero, with no more places than the asset has (9 with no asset named)',
   });
 
 const bazaarQuery = z.object({

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MARKET_ASSETS, MARKET_FEE_BPS, assertGross, formatAtomic, marketFee, maxSellerPrice, parseAtomic, parseAtomicDecimal, priceSplit, type MarketAsset } from './market.ts';
+import { MARKET_ASSETS, MARKET_FEE_BPS, assertGross, formatAtomic, marketFee, maxSellerPrice, maxPriceAccepted, parseAtomic, parseAtomicDecimal, parseCeiling, priceSplit, type MarketAsset } from './market.ts';
 
 const ASSETS: MarketAsset[] = ['USDC', 'ANM'];
 /** Any seller price the asset can carry, with the edges (1 unit, the largest) drawn often. */
@@ -86,6 +86,60 @@ describe('decimal strings', () => {
         return places === MARKET_ASSETS[asset].decimals && parseAtomicDecimal(asset, s) === n && parseAtomic(asset, n.toString()) === n;
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+// marketplace.md "Limits": "max_price is a ceiling on the total price"; with no asset named
+// it is a value, compared in each asset's units (places beyond an asset's floored away).
+describe('max_price as a ceiling by value (marketplace.md "max_price is a ceiling on the total price")', () => {
+  const ANM_MAX = MARKET_ASSETS.ANM.maxAtomic;
+  it.each<[string, bigint | null, bigint | null]>([
+    ['1', 1_000_000n, 1_000_000_000n],
+    ['1.000000', 1_000_000n, 1_000_000_000n],
+    ['1.000000000', 1_000_000n, 1_000_000_000n],
+    ['1.0000001', 1_000_000n, 1_000_000_100n],
+    ['1.000000999', 1_000_000n, 1_000_000_999n],
+    ['0.999999999', 999_999n, 999_999_999n],
+    ['0.000001', 1n, 1_000n],
+    ['0.0000009', 0n, 900n],
+    ['0.000000001', 0n, 1n],
+    ['18446744073.709551615', 18_446_744_073_709_551n, ANM_MAX],
+    ['18446744073.709551616', 18_446_744_073_709_551n, ANM_MAX],
+    ['99999999999999999999', 99_999_999_999_999_999_999_000_000n, ANM_MAX],
+    ['1.0000000001', null, null],
+    ['0', null, null],
+    ['0.000000000', null, null],
+    ['-1', null, null],
+    ['1e3', null, null],
+    ['.5', null, null],
+  ])('%s → USDC %s, ANM %s', (s, usdc, anm) => {
+    expect([parseCeiling('USDC', s), parseCeiling('ANM', s)]).toEqual([usdc, anm]);
+  });
+
+  it.each<[MarketAsset | undefined, string, boolean]>([
+    [undefined, '1.000000000', true],
+    [undefined, '1.0000001', true],
+    [undefined, '0.0000001', true],
+    [undefined, '1.0000000001', false],
+    [undefined, '0', false],
+    ['USDC', '1.000000', true],
+    ['USDC', '1.0000001', false],
+    ['USDC', '1.000000000', false],
+    ['ANM', '1.000000001', true],
+    ['ANM', '1.0000000001', false],
+  ])('asset %s, max_price %s: accepted %s (an asset named keeps its own places)', (asset, s, ok) => {
+    expect(maxPriceAccepted(asset, s)).toBe(ok);
+  });
+
+  it('a total is under the floored ceiling exactly when it is under the ceiling by value', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ASSETS), fc.bigInt(1n, 10n ** 12n), fc.bigInt(1n, 10n ** 15n), (asset, total, nano) => {
+        const ceiling = `${nano / 1_000_000_000n}.${(nano % 1_000_000_000n).toString().padStart(9, '0')}`;
+        const scale = 10n ** BigInt(9 - MARKET_ASSETS[asset].decimals);
+        return (total <= parseCeiling(asset, ceiling)!) === (total * scale <= nano);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -106,6 +106,35 @@ export function parseAtomicDecimal(asset: MarketAsset, s: string): bigint | null
   return atomic > 0n && atomic <= MARKET_ASSETS[asset].maxAtomic ? atomic : null;
 }
 
+/** The most places any market asset has (ANM's 9): a ceiling given with more names no price. */
+const CEILING_PLACES = Math.max(...Object.values(MARKET_ASSETS).map((a) => a.decimals));
+
+/**
+ * A price ceiling compared by value in `asset` units (marketplace.md: `max_price` is a ceiling
+ * on the total price): places beyond the asset's are floored away (an integer total is at or
+ * under 1.0000001 exactly when it is at or under 1.000000 USDC), and a ceiling beyond the
+ * asset's range holds every price it has. Null when not a plain decimal, zero, or with more
+ * places than any asset has; 0n for a ceiling under one of the asset's units.
+ */
+export function parseCeiling(asset: MarketAsset, s: string): bigint | null {
+  const m = DECIMAL.exec(s);
+  if (!m) return null;
+  const [, whole = '0', frac = ''] = m;
+  if (frac.length > CEILING_PLACES || (whole === '0' && /^0*$/.test(frac))) return null;
+  const { decimals: d, maxAtomic } = MARKET_ASSETS[asset];
+  const atomic = BigInt(whole) * 10n ** BigInt(d) + BigInt(frac.slice(0, d).padEnd(d, '0') || '0');
+  return atomic > maxAtomic ? maxAtomic : atomic;
+}
+
+/**
+ * Whether a request's `max_price` is one it may send: with its asset named, a decimal in that
+ * asset's units (no more places than it has); with none, a value the ceiling of each asset
+ * is taken from (`parseCeiling`).
+ */
+export function maxPriceAccepted(asset: MarketAsset | undefined, s: string): boolean {
+  return asset === undefined ? parseCeiling('ANM', s) !== null : parseAtomicDecimal(asset, s) !== null;
+}
+
 /** An atomic integer string (`^[0-9]+$`, no leading zero) as bigint, or null. */
 export function parseAtomic(asset: MarketAsset, s: string): bigint | null {
   if (!/^(0|[1-9][0-9]*)$/.test(s)) return null;

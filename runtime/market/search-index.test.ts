@@ -8,7 +8,7 @@ import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import type { ListingContext } from '../../machines/listing/context.ts';
 import { listingRecord, type ListingRecord } from '../../machines/listing/view.ts';
-import { parseAtomicDecimal } from '../../machines/money/market.ts';
+import { MARKET_ASSETS } from '../../machines/money/market.ts';
 import { SEARCH_FIELDS, SearchIndex, wordOptions, type SearchQuery } from './search-index.ts';
 import type { Listings } from './listings.ts';
 
@@ -50,15 +50,20 @@ const VOCAB = ['weather', 'wether', 'weathers', 'forecast', 'translate', 'transl
 const word = fc.constantFrom(...VOCAB);
 const phrase = fc.array(word, { minLength: 0, maxLength: 4 }).map((w) => w.join(' '));
 const listing = fc.record({ name: phrase, description: phrase, category: word, tags: fc.array(word, { maxLength: 3 }), price: fc.integer({ min: 1, max: 40_000 }), asset: fc.constantFrom('USDC' as const, 'ANM' as const, 'both' as const) });
-const filters = fc.record({ maxPrice: fc.constantFrom(undefined, '0.0201', '0.01', '0.00002'), asset: fc.constantFrom(undefined, 'USDC' as const, 'ANM' as const) });
+const filters = fc.record({ maxPrice: fc.constantFrom(undefined, '0.0201', '0.01', '0.00002', '0.0201005', '0.000020001'), asset: fc.constantFrom(undefined, 'USDC' as const, 'ANM' as const) });
 
-/** The old rule, per hit: an accepted asset (the one asked for, if any) whose total is at or under the ceiling in that asset's units. */
+/** A ceiling of at most 9 places in billionths: the value a total is compared with. */
+const billionths = (s: string): bigint => {
+  const [whole = '0', frac = ''] = s.split('.');
+  return BigInt(whole) * 1_000_000_000n + BigInt(frac.padEnd(9, '0'));
+};
+
+/** The rule, per hit: an accepted asset (the one asked for, if any) whose total is at or under the ceiling by value. */
 function passes(r: ListingRecord, q: SearchQuery): boolean {
   return r.accepted_assets.some((a) => {
     if (q.asset && a.asset !== q.asset) return false;
     if (q.maxPrice === undefined) return true;
-    const ceiling = parseAtomicDecimal(a.asset, q.maxPrice);
-    return ceiling !== null && BigInt(a.total_price_atomic) <= ceiling;
+    return BigInt(a.total_price_atomic) * 10n ** BigInt(9 - MARKET_ASSETS[a.asset].decimals) <= billionths(q.maxPrice);
   });
 }
 const query = fc.array(fc.oneof(word, word.map((w) => w.toUpperCase()), fc.constantFrom('weathr', 'transl', 'zzz', 'Weather,', '1')), { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
@@ -116,8 +121,10 @@ describe('SearchIndex kept answers', () => {
     idx.upsert(record({ name: 'geocode service' }, 20_000));
     expect(idx.search({ capability: 'geocode', maxPrice: '0.02' })).toEqual([]);
     expect(idx.search({ capability: 'geocode', maxPrice: '0.0201' })).toHaveLength(1);
-    // A ceiling with more places than USDC has meets nothing; the limit stops early.
-    expect(idx.search({ capability: 'geocode', maxPrice: '0.0201001' })).toEqual([]);
+    // A ceiling is a value: more places than USDC has are floored away (0.0201001 → 0.020100).
+    expect(idx.search({ capability: 'geocode', maxPrice: '0.0201001' })).toHaveLength(1);
+    expect(idx.search({ capability: 'geocode', maxPrice: '0.0200999' })).toEqual([]);
+    // The limit stops early.
     idx.upsert(record({ name: 'geocode two' }, 1, 'res_02'));
     expect(idx.search({ capability: 'geocode', limit: 1 })).toHaveLength(1);
     expect(idx.search({ capability: 'geocode' })).toHaveLength(2);

@@ -14,7 +14,7 @@
  * leaves a fingerprint, not an entry for the collector to promote and sweep.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
-import { parseAtomicDecimal, type MarketAsset } from '../../machines/money/market.ts';
+import { parseCeiling, type MarketAsset } from '../../machines/money/market.ts';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { Listings } from './listings.ts';
 import { PriceFilter, type Ceilings } from './search-prices.ts';
@@ -229,7 +229,7 @@ interface MiniInternals {
 }
 
 
-/** The ceiling in each asset's atomic units (a decimal with more places than an asset has is no ceiling it can meet), or null for none. */
+/** The ceiling in each asset's atomic units, compared by value (places beyond an asset's are floored away), or null for none. */
 function ceilingsOf(maxPrice: string | undefined): Ceilings | null {
-  return maxPrice === undefined ? null : { USDC: parseAtomicDecimal('USDC', maxPrice), ANM: parseAtomicDecimal('ANM', maxPrice) };
+  return maxPrice === undefined ? null : { USDC: parseCeiling('USDC', maxPrice), ANM: parseCeiling('ANM', maxPrice) };
 }

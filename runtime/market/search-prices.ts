@@ -8,7 +8,7 @@
 import type { MarketAsset } from '../../machines/money/market.ts';
 import type { Pass } from './search-rank.ts';
 
-/** Each asset's ceiling in atomic units; null for a ceiling the asset cannot meet (more places than it has). */
+/** Each asset's ceiling in atomic units; null for one that names no price (the routes refuse it), which nothing meets. */
 export type Ceilings = Record<MarketAsset, bigint | null>;
 
 /** The place of a listing that does not accept the asset: under no count. */
