@@ -14,13 +14,14 @@ import { PAYMENT_INTENT_STATUSES, toResource } from '../../machines/payment-inte
 import type { PaymentRow } from '../../runtime/dashboard/reads.ts';
 import { INTENT_ID, lastEventId } from '../checkout/events.ts';
 import { AppError } from '../errors.ts';
+import { isCalendarDate } from '../http/calendar.ts';
 import { admitDash, parseBody, type Dash, type StreamBook } from './context.ts';
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const day = z.string().refine(isCalendarDate, 'a date the calendar has, YYYY-MM-DD');
 const ListQuery = z.strictObject({
   status: z.enum(PAYMENT_INTENT_STATUSES as [string, ...string[]]).optional(),
-  from: z.string().regex(DATE).optional(),
-  to: z.string().regex(DATE).optional(),
+  from: day.optional(),
+  to: day.optional(),
   order_id: z.string().max(120).optional(),
   starting_after: z.string().regex(INTENT_ID).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),

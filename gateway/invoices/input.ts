@@ -9,6 +9,7 @@ import { INVOICE_LIMITS, LINE_ITEMS_MAX, type LineItem } from '../../machines/in
 import { decimalsOf, invoiceTotalMinor, toMinor } from '../../machines/invoice/rules.ts';
 import { AppError } from '../errors.ts';
 import { boundedJsonSize, isPlainObject, storableString } from '../http/body.ts';
+import { isCalendarDate, isCalendarDateTime } from '../http/calendar.ts';
 import { MAX_NANM } from '../payment-intents/validate.ts';
 
 export interface InvoiceInput {
@@ -25,9 +26,6 @@ export interface InvoiceInput {
 const FIELDS = new Set(['customer_name', 'customer_email', 'line_items', 'currency', 'memo', 'due_at', 'metadata']);
 const ITEM_FIELDS = new Set(['description', 'quantity', 'unit_price']);
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-// RFC 3339 date-time with an offset, or a plain date (due at the end of that day, UTC).
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function text(v: unknown, field: string, min: number, max: number): string | null {
   if (v === undefined || v === null) return null;
@@ -41,7 +39,8 @@ function dueAt(v: unknown): number | null {
   if (v === undefined || v === null) return null;
   const bad = new AppError('invalid_body', 'due_at must be an RFC 3339 date-time (or a date, due at its end in UTC).');
   if (typeof v !== 'string') throw bad;
-  const ms = DATE.test(v) ? Date.parse(`${v}T23:59:59Z`) : DATE_TIME.test(v) ? Date.parse(v) : NaN;
+  // A plain date is due at the end of that day, UTC.
+  const ms = isCalendarDate(v) ? Date.parse(`${v}T23:59:59Z`) : isCalendarDateTime(v) ? Date.parse(v) : NaN;
   if (!Number.isFinite(ms) || ms < 0) throw bad;
   return ms;
 }
