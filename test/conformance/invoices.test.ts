@@ -38,6 +38,33 @@ describe('conformance: invoices', () => {
     expect(inv.line_items).toEqual(ITEMS);
   });
 
+  // DESIGN §7 "Invoices": due_at is an RFC 3339 date-time, or a date due at its end (UTC). A
+  // day the month lacks is a mistake to refuse, not a date to roll into the next month.
+  it.each<[string, string]>([
+    ['2030-02-28', '2030-02-28T23:59:59.000Z'],
+    ['2028-02-29', '2028-02-29T23:59:59.000Z'],
+    ['2030-02-29', '400 invalid_body'],
+    ['2030-02-30', '400 invalid_body'],
+    ['2030-04-30', '2030-04-30T23:59:59.000Z'],
+    ['2030-04-31', '400 invalid_body'],
+    ['2030-12-31', '2030-12-31T23:59:59.000Z'],
+    ['2030-13-01', '400 invalid_body'],
+    ['2030-00-10', '400 invalid_body'],
+    ['2030-01-00', '400 invalid_body'],
+    ['2030-02-28T10:00:00Z', '2030-02-28T10:00:00.000Z'],
+    ['2028-02-29T10:00:00+02:00', '2028-02-29T08:00:00.000Z'],
+    ['2030-02-29T10:00:00Z', '400 invalid_body'],
+    ['2030-02-30T10:00:00Z', '400 invalid_body'],
+    ['2030-04-31T00:00:00+02:00', '400 invalid_body'],
+    ['2030-02-28T24:00:00Z', '400 invalid_body'],
+    ['2030-02-28T23:60:00Z', '400 invalid_body'],
+    ['2030-02-28T23:59:60Z', '400 invalid_body'],
+    ['2030-02-28T10:00:00+24:00', '400 invalid_body'],
+  ])('due_at %s → %s', async (due, want) => {
+    const r = await post('/api/v1/invoices', { line_items: ITEMS, due_at: due });
+    expect(r.status === 201 ? r.json.due_at : `${r.status} ${r.json.error.code}`).toBe(want);
+  });
+
   it('bad input answers the spec codes, never a 500', async () => {
     const code = async (body: unknown) => {
       const r = await post('/api/v1/invoices', body);
@@ -95,6 +122,25 @@ describe('conformance: invoices', () => {
     const d = await draft();
     expect((await post(`/api/v1/invoices/${d.id}/mark-uncollectible`)).status).toBe(409);
     expect((await post(`/api/v1/invoices/${d.id}/void`)).json.status).toBe('VOID');
+  });
+
+  it.each<[string, string, string]>([
+    ['OPEN', 'finalize', 'An OPEN invoice cannot be finalized.'],
+    ['UNCOLLECTIBLE', 'void', 'An UNCOLLECTIBLE invoice cannot be voided.'],
+    ['UNCOLLECTIBLE', 'finalize', 'An UNCOLLECTIBLE invoice cannot be finalized.'],
+    ['DRAFT', 'mark-uncollectible', 'A DRAFT invoice cannot be marked uncollectible.'],
+    ['VOID', 'void', 'A VOID invoice cannot be voided.'],
+  ])('409 invalid_invoice_status names the status with its article: %s, %s', async (status, cmd, message) => {
+    const inv = status === 'DRAFT' || status === 'VOID' ? await draft() : await open();
+    if (status === 'UNCOLLECTIBLE') expect((await post(`/api/v1/invoices/${inv.id}/mark-uncollectible`)).status).toBe(200);
+    if (status === 'VOID') expect((await post(`/api/v1/invoices/${inv.id}/void`)).status).toBe(200);
+    const r = await post(`/api/v1/invoices/${inv.id}/${cmd}`);
+    expect([r.status, r.json.error.code, r.json.error.message]).toEqual([409, 'invalid_invoice_status', message]);
+  });
+
+  it('a cursor naming no invoice of the merchant says invoice (400 bad_request)', async () => {
+    const r = await get(`/api/v1/invoices?starting_after=inv_${'z'.repeat(24)}`);
+    expect([r.status, r.json.error.code, r.json.error.message]).toEqual([400, 'bad_request', 'starting_after names no invoice of this merchant and mode']);
   });
 
   it('lists newest first with a status filter and cursor; another merchant’s id is 404', async () => {
