@@ -5,6 +5,7 @@
  * except for `pay`, where the unguessable token is the capability.
  */
 import { paymentReference } from '../../machines/chain/reference.ts';
+import { withArticle } from '../../machines/kit/text.ts';
 import type { InvoiceContext } from '../../machines/invoice/context.ts';
 import { decimalsOf, toMinor } from '../../machines/invoice/rules.ts';
 import { invoiceResource } from '../../machines/invoice/view.ts';
@@ -69,7 +70,7 @@ export function invoiceCommands(d: GatewayDeps) {
   /** finalize, void or mark_uncollectible: refused with 409 when the status does not allow it. */
   async function command(key: Owner, id: string, cmd: Command) {
     const r = await own(key, id);
-    if (!ACCEPTS[cmd].includes(r.state)) throw new AppError('invalid_invoice_status', `A ${r.state} invoice cannot be ${cmd === 'mark_uncollectible' ? 'marked uncollectible' : cmd === 'void' ? 'voided' : 'finalized'}.`);
+    if (!ACCEPTS[cmd].includes(r.state)) throw new AppError('invalid_invoice_status', `${withArticle(r.state, { sentenceStart: true })} invoice cannot be ${cmd === 'mark_uncollectible' ? 'marked uncollectible' : cmd === 'void' ? 'voided' : 'finalized'}.`);
     const at = now();
     const extra = cmd === 'finalize' ? { number: await store().nextNumber(key.merchant, key.mode) } : {};
     const done = await d.host.apply({ kind: 'invoice', id }, { type: `invoice.${cmd}`, id: `${id}:${cmd}`, at, ...extra });

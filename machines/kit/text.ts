@@ -17,3 +17,14 @@ export function codePoints(s: string): number {
   }
   return n;
 }
+
+/**
+ * A word after its indefinite article, for names put into messages (`an OPEN invoice`, `a
+ * DRAFT invoice`, `an unspecified address`). By the first letter, save the words whose vowel
+ * is said as "you" or "wun" (`a uniqueLocal address`).
+ */
+export function withArticle(word: string, opts: { sentenceStart?: boolean } = {}): string {
+  const an = /^[aeiou]/i.test(word) && !/^(uni|use|usu|uti|eu|one)/i.test(word);
+  const article = an ? 'an' : 'a';
+  return `${opts.sentenceStart ? article.replace('a', 'A') : article} ${word}`;
+}

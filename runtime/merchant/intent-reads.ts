@@ -29,9 +29,12 @@ export interface ListQuery {
   kind?: 'payment_intent' | 'invoice';
 }
 
+/** What a list's cursor names, in its message. */
+const LISTED = { payment_intent: 'payment intent', invoice: 'invoice' } as const;
+
 export class CursorNotFound extends TerminalError {
-  constructor() {
-    super('cursor_not_found', 'starting_after names no intent of this merchant and mode');
+  constructor(kind: keyof typeof LISTED = 'payment_intent') {
+    super('cursor_not_found', `starting_after names no ${LISTED[kind]} of this merchant and mode`);
   }
 }
 
@@ -70,7 +73,7 @@ export class IntentReads {
         q.mode,
         q.kind ?? 'payment_intent',
       ]);
-      if (cursor.rowCount === 0) throw new CursorNotFound();
+      if (cursor.rowCount === 0) throw new CursorNotFound(q.kind);
       const p = params.push(q.startingAfter);
       where.push(`(created_at, id) < (SELECT created_at, id FROM actors WHERE id = $${p})`);
     }

@@ -25,6 +25,15 @@ describe('webhook URL policy (DESIGN.md §4)', () => {
     }
   });
 
+  it.each([
+    ['::', ':: is an unspecified address'],
+    ['0.0.0.0', '0.0.0.0 is an unspecified address'],
+    ['::1', '::1 is a loopback address'],
+    ['10.0.0.1', '10.0.0.1 is a private address'],
+  ])('the reason for %s reads "%s" (its article follows the range name)', (ip, reason) => {
+    expect(blockedReason(ip)).toBe(reason);
+  });
+
   it('resolves the host and refuses it when any address is internal', async () => {
     const opts = (lookupAll: () => Promise<Array<{ address: string; family: number }>>) => ({ allowPrivate: false, lookupAll });
     await expect(validateWebhookUrl('https://shop.example/h', opts(resolveTo('93.184.216.34')))).resolves.toBeInstanceOf(URL);

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { withArticle } from '../../machines/kit/text.ts';
 import { WebhookError } from './errors.ts';
 
 /**
@@ -31,7 +32,7 @@ const GLOBAL_UNICAST = V6('2000::/3');
 
 function v4Reason(v4: ipaddr.IPv4, shown: string): string | null {
   const range = v4.range();
-  return range === 'unicast' ? null : `${shown} is a ${range} address`;
+  return range === 'unicast' ? null : `${shown} is ${withArticle(range)} address`;
 }
 
 /** Why this address may not receive webhooks, or null when it is a public unicast address. */
@@ -42,7 +43,7 @@ export function blockedReason(ip: string): string | null {
   if (addr.kind() === 'ipv4') return v4Reason(addr as ipaddr.IPv4, ip);
   const v6 = addr as ipaddr.IPv6;
   const range = v6.range();
-  if (range === 'loopback' || range === 'unspecified') return `${ip} is a ${range} address`;
+  if (range === 'loopback' || range === 'unspecified') return `${ip} is ${withArticle(range)} address`;
   for (const e of EMBEDS_V4) {
     if (!v6.match(e.net)) continue;
     const [hi, lo] = e.v4(v6.parts);
