@@ -119,13 +119,15 @@ async function search(a: ParsedArgs): Promise<CommandResult> {
 
 async function requestQuote(a: ParsedArgs, capability: string, usage: string) {
   const latency = str(a, 'max-latency-ms');
+  const asset = assetOpt(a, usage);
+  // Without --asset the service quotes in USDC and reads --max-price as a value, as a search does.
   const body = {
     capability,
-    asset: assetOpt(a, usage) ?? 'USDC',
+    ...(asset ? { asset } : {}),
     ...(str(a, 'max-price') ? { max_price: str(a, 'max-price') } : {}),
     ...(latency ? { max_latency_ms: intArg(latency, '--max-latency-ms', 1) } : {}),
   };
-  return { asset: body.asset, quote: expectShape(quoteDoc, await serviceJson('POST', `${marketUrl()}/api/v1/route/quote`, {}, body), 'market quote') };
+  return { asset: asset ?? 'USDC', quote: expectShape(quoteDoc, await serviceJson('POST', `${marketUrl()}/api/v1/route/quote`, {}, body), 'market quote') };
 }
 
 const quoteText = (q: z.infer<typeof quoteDoc>, asset: string): string =>

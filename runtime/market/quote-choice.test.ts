@@ -29,6 +29,20 @@ describe('quoteChoice', () => {
     for (let c = 0; c < 40; c++) expect(quoteChoice(hits, c)?.record.resource_id).toBe('a');
   });
 
+  // DESIGN §5 "Quote": max_latency_ms is a ceiling on the p50 from scans; listings without
+  // data rank last. So a measured p50 over the ceiling is out, and no data passes any ceiling.
+  it.each<[string, Array<[string, number | null]>, number | undefined, string | undefined]>([
+    ['no data ranks after data, however relevant', [['none', null], ['fast', 100]], 150, 'fast'],
+    ['a p50 equal to the ceiling passes', [['none', null], ['fast', 100]], 100, 'fast'],
+    ['one ms over the ceiling is out; no data passes', [['none', null], ['slow', 101]], 100, 'none'],
+    ['over the ceiling and nothing else: no quote', [['slow', 101]], 100, undefined],
+    ['no data passes even a 1 ms ceiling', [['none', null]], 1, 'none'],
+    ['the most relevant under the ceiling among the measured', [['none', null], ['slow', 5], ['ok', 3], ['ok2', 2]], 4, 'ok'],
+    ['no ceiling: any measured listing before no data', [['none', null], ['slowest', 99_999]], undefined, 'slowest'],
+  ])('%s', (_why, listed, ceiling, want) => {
+    expect(quoteChoice(listed.map(([id, p50]) => hit(id, p50)), ceiling)?.record.resource_id).toBe(want);
+  });
+
   it("never names a listing whose endpoint's 402 last named another payTo (ADR 0071)", () => {
     const hits = [hit('squatted', 100, 'pay_to_mismatch'), hit('owner', null)];
     expect(quoteChoice(hits, undefined)?.record.resource_id).toBe('owner');
