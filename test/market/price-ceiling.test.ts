@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access --
    assertions read parsed JSON response bodies. */
 /**
  * Conformance: `max_price` in a search and a quote (marketplace.md "Limits": "max_price is a
