@@ -9,6 +9,7 @@ import type { MarketAsset } from '../machines/money/market.ts';
 import type { Config } from '../runtime/config.ts';
 import type { Db } from '../storage/db.ts';
 import { DEMO_ECHO, DEMO_QUOTE, ensureDemoSellerKeys, registerDemoListings } from '../runtime/market/seller/demo-seller.ts';
+import { recordDemoSellerOrigin } from '../runtime/market/seller/demo-origin.ts';
 import { startDemoSeller } from '../gateway/demo-seller/server.ts';
 import type { MarketEdge } from '../gateway/market/server.ts';
 import { listening } from './startup.ts';
@@ -36,6 +37,8 @@ export async function startDemoSellerFor(config: Config, db: Db, marketplace: Ma
   );
   let listings: ListingRecord[] = [];
   try {
+    // Before the listings: a runtime probing them reaches this origin only once it is recorded (ADR 0073).
+    await recordDemoSellerOrigin(db, edge.url);
     listings = await registerDemoListings(market.listings, keys, edge.url, lanes);
     // Searchable when the start returns, not at the index's next catch-up a second later.
     await market.index.refresh();

@@ -19,7 +19,7 @@ export async function startMarketplaceFor(
   db: Db,
   engine: Engine,
   anmRpcUrl: string | undefined,
-  allowSellerOrigin: (origin: string) => boolean,
+  sellerOrigin: { allows: (origin: string) => boolean; refresh: () => Promise<void> },
   scanner: Scanner | undefined,
   watch = true,
 ): Promise<MarketEdge> {
@@ -36,7 +36,8 @@ export async function startMarketplaceFor(
       publicBaseUrl: config.MARKETPLACE_PUBLIC_URL,
       anmRpcUrl,
       allowPrivateTargets: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1',
-      allowSellerOrigin,
+      allowSellerOrigin: sellerOrigin.allows,
+      refreshSellerOrigin: sellerOrigin.refresh,
       logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
       operatorToken: await loadOperatorToken(config.ANMPAY_DATA_DIR, config.ANMPAY_OPERATOR_TOKEN),
       scanner,

@@ -42,6 +42,7 @@ import type { MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { Scanner } from '../runtime/market/scanner/scanner.ts';
 import { demoSellerOrigin } from '../gateway/demo-seller/origin.ts';
+import { RecordedDemoOrigin } from '../runtime/market/seller/demo-origin.ts';
 import type { DemoSeller } from './demo-seller.ts';
 import { marketWorkerIndex, type MarketWorkers } from './market-workers.ts';
 import { startMarketplaceFor, startMarketWorkersFor } from './marketplace-role.ts';
@@ -116,16 +117,18 @@ export async function startServices(config: Config): Promise<Services> {
     let scanner: Scanner | undefined;
     let demoSeller: DemoSeller | undefined;
     // The one loopback origin the scanner and routed execution reach without the switch (ADR 0037):
-    // the demo seller's, where it listens, or at its configured port when market workers serve it.
+    // the demo seller's, where it listens, or at its configured port when market workers serve it;
+    // in a process that serves none, as the process serving it recorded it (ADR 0073).
     const demoOrigin = (): string | undefined =>
       demoSeller?.url ?? (withDemoSeller && config.DEMO_SELLER_PORT !== 0 ? demoSellerOrigin(config.HOST, config.DEMO_SELLER_PORT) : undefined);
-    const isDemoOrigin = (origin: string): boolean => origin === demoOrigin();
+    const recordedDemo = new RecordedDemoOrigin(db);
+    const sellerOrigin = { allows: (origin: string): boolean => origin === demoOrigin() || recordedDemo.allows(origin), refresh: () => recordedDemo.refresh() };
     const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS, hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) } });
     const runtime = roles.has('runtime');
     if (runtime || roles.has('marketplace')) {
       scanner = new Scanner(db, engine.host, {
         // Probed like routed execution reaches it, or the demo listings would only ever go offline.
-        forward: { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', allowOrigin: isDemoOrigin },
+        forward: { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', allowOrigin: sellerOrigin.allows, refreshAllowOrigin: sellerOrigin.refresh },
         intervalMs: config.ANMPAY_SCAN_INTERVAL_S * 1000,
         concurrency: config.ANMPAY_SCAN_CONCURRENCY,
         // The token a seller's 402 must name: the configured lane's, else USDC on Base.
@@ -204,7 +207,7 @@ export async function startServices(config: Config): Promise<Services> {
       log(`marketplace listening on ${started.url} (${config.MARKET_WORKERS} worker processes)`);
     } else if (roles.has('marketplace')) {
       // Of several workers, worker 0 alone runs the seller-leg watch and the key sweep (ADR 0051).
-      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, isDemoOrigin, scanner, (worker ?? 0) === 0);
+      const started = await startMarketplaceFor(config, db, engine, anmRpcUrl, sellerOrigin, scanner, (worker ?? 0) === 0);
       stops.push(() => started.close());
       marketplace = started;
       log(`marketplace listening on ${started.url}`);

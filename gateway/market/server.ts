@@ -35,6 +35,8 @@ export interface MarketplaceOptions {
   allowPrivateTargets?: boolean | undefined;
   /** The one seller origin routed execution reaches on loopback without the switch: the project's demo seller (ADR 0037). */
   allowSellerOrigin?: ((origin: string) => boolean) | undefined;
+  /** Re-reads that origin when a seller is refused: another process may serve the demo seller (ADR 0073). */
+  refreshSellerOrigin?: (() => Promise<void>) | undefined;
   logger?: FastifyServerOptions['logger'];
   operatorToken?: string | undefined;
   /** False: this process runs no seller-leg watch and key sweep, another marketplace worker does (ADR 0051). */
@@ -55,7 +57,7 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
     anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
     usdcToken: o.usdcToken,
-    forward: { allowPrivate: o.allowPrivateTargets ?? false, allowOrigin: o.allowSellerOrigin },
+    forward: { allowPrivate: o.allowPrivateTargets ?? false, allowOrigin: o.allowSellerOrigin, refreshAllowOrigin: o.refreshSellerOrigin },
     ...(o.scanner ? { scanner: o.scanner } : {}),
   });
   await market.start(undefined, { watch: o.watch ?? true });

@@ -15,7 +15,8 @@ import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
 import { includedNow, submitAnmFee } from './anm-purchase.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
-import { PURCHASE_KIND, type Purchases } from './purchases.ts';
+import { PURCHASE_KIND } from './purchase-read.ts';
+import type { Purchases } from './purchases.ts';
 
 export interface AnmFeeDeps {
   lane: AnmLane;

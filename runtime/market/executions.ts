@@ -8,25 +8,25 @@
  * transfer's nonce and is submitted only once that transfer is settled (ADR 0038).
  *
  * One durable commit stands before the seller's answer goes back (ADR 0046): EXECUTING with the
- * legs' nonce bindings. The answer is recorded, and the fee taken, right after it is handed over.
+ * legs' nonce bindings. The answer is recorded, and the fee taken (execution-fee.ts), right after
+ * it is handed over.
  */
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
 import { statusAfterAnswer } from '../../machines/purchase/rules.ts';
-import type { PurchaseStatus } from '../../machines/purchase/view.ts';
 import type { Db } from '../../storage/db.ts';
 import { CompanionRefusedError } from '../engine/errors.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
-import { takeAnmExecutionFee } from './anm-execution.ts';
 import { verifyAnmLegs } from './anm-purchase.ts';
 import { MarketRefusal } from './errors.ts';
+import { ExecutionFees } from './execution-fee.ts';
 import { executionResult, sellerHeader, type ExecuteResult } from './execution-answer.ts';
 import { checkTarget, prepareCall, SELLER_TIMEOUT_MS, type ForwardOptions, type PreparedCall } from './forward.ts';
-import type { ExactEvmPayload } from './lanes/eip3009.ts';
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { Listings } from './listings.ts';
-import { legTerms, PURCHASE_KIND, type Purchases } from './purchases.ts';
+import { PURCHASE_KIND } from './purchase-read.ts';
+import type { Purchases } from './purchases.ts';
 import { decodeLeg } from './leg-codec.ts';
 import { legStatesAhead, usdcLegForWrite, verifyUsdcLeg, type LegForWrite } from './usdc-purchase.ts';
 
@@ -51,12 +51,13 @@ export interface ExecuteInput {
  */
 export type Deliver = (result: ExecuteResult) => void;
 
-type Purchase = { ctx: PurchaseContext; status: PurchaseStatus };
-
 /** Endpoints of resources seen: a resource id is a hash of (endpoint, method), so they never change. */
 const ENDPOINTS_KEPT = 10_000;
 
 export class Executions {
+  /** The fee step after a served answer. */
+  private readonly fees: ExecutionFees;
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -69,7 +70,9 @@ export class Executions {
       forward: ForwardOptions;
       clock?: () => number;
     },
-  ) {}
+  ) {
+    this.fees = new ExecutionFees(deps);
+  }
 
   private now(): number {
     return (this.deps.clock ?? Date.now)();
@@ -161,12 +164,12 @@ export class Executions {
       await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
       // A served USDC answer settles the fee in the statement that records it, where the ledger can.
       const served = res.status < 400 && !anm;
-      const withFee = served ? await this.answerWithFee(actor, answer, fee) : null;
+      const withFee = served ? await this.fees.answerWithFee(actor, answer, fee) : null;
       if (withFee) return result;
       const answered = await this.deps.host.apply(actor, answer);
       // The answer's snapshot is the purchase as it stands: no read before the fee step. On ANM
       // the seller transfer is not deep yet: the watch (`reconcile`) takes the fee step.
-      if (answered.status === 'EXECUTING' && served) await this.settleFee(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' }, withFee === false);
+      if (answered.status === 'EXECUTING' && served) await this.fees.settle(input.intentId, { ctx: answered.snapshot.context as PurchaseContext, status: 'EXECUTING' }, withFee === false);
       return result;
     } finally {
       this.running.delete(input.intentId);
@@ -226,84 +229,13 @@ export class Executions {
     return { fee: await verifyUsdcLeg(this.deps.usdc, ctx, 'fee', raw, decoded, states), seller: null, ledger: null };
   }
 
-  /**
-   * A served answer recorded with the fee's settlement in its statement (ADR 0052): true when
-   * written, null when the ledger cannot carry it, false when the ledger refused it (nonce used,
-   * balance short): then nothing was written, and the answer is recorded on its own.
-   */
-  private async answerWithFee(actor: { kind: string; id: string }, answer: PurchaseEvent & { type: 'execute.answered' }, fee: VerifiedLeg): Promise<boolean | null> {
-    const inOne = this.feeSettlement(fee);
-    if (!inOne) return null;
-    try {
-      const r = await this.deps.host.apply(actor, { ...answer, fee_tx: inOne.tx }, inOne.companion);
-      return r.outcome === 'applied' ? true : null;
-    } catch (err) {
-      if (err instanceof CompanionRefusedError) return false;
-      throw err;
-    }
-  }
-
-  private feeSettlement(fee: VerifiedLeg) {
-    const { usdc } = this.deps;
-    return usdc.ledger.settlementCompanion?.((fee.payload as unknown as ExactEvmPayload).authorization, usdc.nowS()) ?? null;
-  }
-
-  /**
-   * Uses the fee authorization of an execution whose seller answered below 400; `known`: the
-   * purchase as just read or written; `refused`: the ledger refused it in the answer's statement
-   * already, so it is settled on its own at once, which says why.
-   */
-  async settleFee(intentId: string, known?: Purchase | null, refused = false): Promise<void> {
-    const p = known ?? (await this.deps.purchases.read(intentId));
-    if (p?.ctx.asset === 'ANM' && this.deps.anm) {
-      await takeAnmExecutionFee({ lane: this.deps.anm, host: this.deps.host, purchases: this.deps.purchases, now: () => this.now() }, intentId, p);
-      return;
-    }
-    const ex = p?.ctx.execution;
-    if (!p || p.status !== 'EXECUTING' || !ex || ex.seller_status === null || ex.seller_status >= 400 || ex.fee.tx) return;
-    if (!refused && (await this.settleFeeInOne(intentId, ex.fee))) return;
-    // The leg is this execution's fee: its settlement is recorded without looking its binding up.
-    const bound = { intent_id: intentId, leg: 'fee' as const };
-    // A settle racing another process's for the same authorization is refused by the ledger
-    // (one use per nonce); the execution stays EXECUTING and the next reconcile records it.
-    const r = await this.deps.usdc.settle(ex.fee.payload as unknown as ExactEvmPayload, bound).catch((e: unknown) => ({ ok: false as const, transient: true, reason: 'settle_failed', message: String(e) }));
-    // A settle whose report was lost earlier (a crash) is recorded now; a fresh one reports itself.
-    if (r.ok && r.replay) await this.deps.purchases.legSettled('USDC', legTerms(ex.fee), r.tx, bound);
-    if (!r.ok && !('transient' in r && r.transient)) {
-      await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${ex.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
-    }
-  }
-
-  /**
-   * On a ledger in this database (the simulated one), the fee's settlement rides on the
-   * statement that records it (ADR 0052): funds move only if the purchase takes the event, and
-   * the event is written only if they moved. False when the ledger cannot, or refused the
-   * settlement (nonce used, balance short): the caller settles on its own, which says why.
-   */
-  private async settleFeeInOne(intentId: string, fee: VerifiedLeg): Promise<boolean> {
-    const inOne = this.feeSettlement(fee);
-    if (!inOne) return false;
-    // The companion settles this very authorization: the transfer is the fee leg's own.
-    const { from, to, value } = legTerms(fee);
-    const settled = { type: 'leg.settled', id: `settled:fee:${fee.nonce}`, at: this.now(), leg: 'fee', tx: inOne.tx, transfer: { from, to, value } } satisfies PurchaseEvent;
-    try {
-      // Not applied (recorded already, or the purchase moved on): nothing was settled either.
-      await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, settled, inOne.companion);
-      return true;
-    } catch (err) {
-      if (err instanceof CompanionRefusedError) return false;
-      // As a settle that failed in transit: the execution stays EXECUTING and the watch retries.
-      return true;
-    }
-  }
-
   /** Executions left with a served answer and an unsettled fee (a crash between the two), but those this process is still running. */
   async reconcile(): Promise<void> {
     const { rows } = await this.deps.db.query<{ id: string; snapshot: { context: PurchaseContext } }>(`SELECT id, snapshot FROM actors WHERE kind = 'purchase' AND state = 'EXECUTING'`);
     for (const row of rows) {
       if (this.running.has(row.id)) continue;
       const s = row.snapshot.context.execution?.seller_status;
-      if (s != null && s < 400) await this.settleFee(row.id, { ctx: row.snapshot.context, status: 'EXECUTING' }).catch(() => undefined);
+      if (s != null && s < 400) await this.fees.settle(row.id, { ctx: row.snapshot.context, status: 'EXECUTING' }).catch(() => undefined);
     }
   }
 }

@@ -69,6 +69,44 @@ describe('forward', () => {
     expect(calls).toBe(before);
   });
 
+  it('a refused target re-reads the allowed origin once (ADR 0073): the recorded demo origin is then reached, nothing else is', async () => {
+    const origin = `http://127.0.0.1:${port}`;
+    let recorded: string | undefined;
+    let reads = 0;
+    // What the process serving the demo seller records, seen by this one only after a read.
+    const stored: { origin?: string } = {};
+    const refreshAllowOrigin = (): Promise<void> => {
+      reads++;
+      recorded = stored.origin;
+      return Promise.resolve();
+    };
+    const opts = { allowPrivate: false, allowOrigin: (o: string) => o === recorded, refreshAllowOrigin };
+    expect(await checkTarget(`${origin}/small`, opts)).toMatch(/loopback/);
+    expect(reads).toBe(1);
+    stored.origin = origin;
+    const cases: Array<[string, RegExp | null, number]> = [
+      // Refused once more, re-read, now allowed; then allowed from what was read, no read.
+      [`${origin}/small`, null, 1],
+      [`${origin}/big`, null, 0],
+      // Another port, the same port by name: a read each, and still refused.
+      [`http://127.0.0.1:${port + 1}/small`, /loopback/, 1],
+      [`http://localhost:${port}/small`, /loopback/, 1],
+    ];
+    for (const [url, refused, readsMade] of cases) {
+      const before = reads;
+      const got = await checkTarget(url, opts);
+      if (refused) expect(got, url).toMatch(refused);
+      else expect(got, url).toBeNull();
+      expect(reads - before, url).toBe(readsMade);
+    }
+    // The call itself uses what was read: no read per call.
+    const ok = await forward(get('/small'), opts);
+    expect(ok.ok && ok.body.toString()).toBe('small');
+    // A read that fails leaves the refusal as it was.
+    const failing = { allowPrivate: false, allowOrigin: () => false, refreshAllowOrigin: () => Promise.reject(new Error('database down')) };
+    expect(await checkTarget(`${origin}/small`, failing)).toMatch(/loopback/);
+  });
+
   it('a prepared call writes nothing until sent, and a cancelled one never reaches the seller (ADR 0062)', async () => {
     const before = calls;
     const idle = prepareCall(get('/small'), { allowPrivate: true });

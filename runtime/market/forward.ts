@@ -35,6 +35,12 @@ export interface ForwardOptions {
    * seller, so it works out of the box without opening loopback to every listing (ADR 0037).
    */
   allowOrigin?: ((origin: string) => boolean) | undefined;
+  /**
+   * Brings `allowOrigin` up to date: the demo seller's origin as another process recorded it
+   * (ADR 0073). Run when a target is refused, before the refusal stands, so a seller that
+   * started after this process is reached without a read on every call.
+   */
+  refreshAllowOrigin?: (() => Promise<void>) | undefined;
   timeoutMs?: number;
   maxBodyBytes?: number;
   lookupAll?: LookupAll;
@@ -56,6 +62,14 @@ export type ForwardResult =
 
 /** Refuses a target the SSRF rules forbid, before anything is recorded or sent. */
 export async function checkTarget(raw: string, opts: ForwardOptions): Promise<string | null> {
+  const refused = await refusal(raw, opts);
+  if (refused === null || !opts.refreshAllowOrigin || privateAllowed(raw, opts)) return refused;
+  // A failed read leaves the last known origin: the refusal stands as it was.
+  await opts.refreshAllowOrigin().catch(() => undefined);
+  return privateAllowed(raw, opts) ? refusal(raw, opts) : refused;
+}
+
+async function refusal(raw: string, opts: ForwardOptions): Promise<string | null> {
   try {
     await validateWebhookUrl(raw, { allowPrivate: privateAllowed(raw, opts), ...(opts.lookupAll ? { lookupAll: opts.lookupAll } : {}) });
     return null;

@@ -11,7 +11,7 @@ import type { CachedActor } from '../engine/snapshot-cache.ts';
 import type { ClaimRow } from '../merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../merchant/idempotency-records.ts';
 import type { AuthorizationState, StatesRead } from './lanes/usdc-ledger.ts';
-import { asRead, PURCHASE_KIND, type PurchaseRead, type PurchaseRow } from './purchases.ts';
+import { asRead, PURCHASE_KIND, type PurchaseRead, type PurchaseRow } from './purchase-read.ts';
 
 const SCOPE = 'market';
 /** As the merchant API's (runtime/merchant/index.ts). */

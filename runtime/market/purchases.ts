@@ -2,7 +2,8 @@
  * Quotes and purchases (DESIGN §5 "Quote", "Legs", "Purchase"). A quote creates a purchase
  * actor in QUOTED; a purchase verifies both legs on the lane, binds their nonces to the
  * intent and sends `purchase.verify`. The fee leg is settled only once the seller leg has
- * settled (`legSettled`, and `reconcile` for settlements this process did not see).
+ * settled (purchase-settlement.ts: `legSettled`, and `reconcile` for settlements this process
+ * did not see).
  */
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import type { PurchaseEvent, VerifiedLeg } from '../../machines/purchase/events.ts';
@@ -14,12 +15,11 @@ import type { Db } from '../../storage/db.ts';
 import type { ActorHost } from '../engine/actor-host.ts';
 import type { CachedActor } from '../engine/snapshot-cache.ts';
 import { MarketRefusal } from './errors.ts';
-import type { ExactEvmPayload } from './lanes/eip3009.ts';
-import { termsOf, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts';
-import type { BoundLeg, SettleResult, TransferTerms } from './lanes/usdc-ledger.ts';
+import type { KnownStates, UsdcLane } from './lanes/usdc-lane.ts';
+import type { BoundLeg, TransferTerms } from './lanes/usdc-ledger.ts';
 import { legReference } from './lanes/anm-leg.ts';
-import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
-import { anmNonces, catchUpAnmLegs, submitAnmFee, verifyAnmLegs } from './anm-purchase.ts';
+import type { AnmLane } from './lanes/anm-lane.ts';
+import { anmNonces, catchUpAnmLegs, verifyAnmLegs } from './anm-purchase.ts';
 import { holdAlone, holdCompanion } from './anm-nonce-holds.ts';
 import { ANM_SETTLEMENT_DEPTH } from '../../machines/purchase/chain-legs.ts';
 import { paymentHeaders } from './leg-codec.ts';
@@ -33,10 +33,8 @@ import { newIntentId } from './intent-id.ts';
 import { quoteAnswer, quoteAnswerJson, quoteTerms, type QuoteAnswer, type QuoteTerms } from './quote-answer.ts';
 import type { SearchIndex } from './search-index.ts';
 import { quoteChoice } from './quote-choice.ts';
-
-export const PURCHASE_KIND = 'purchase';
-/** Seller legs asked of the ledger in one read by the watch. */
-const RECONCILE_BATCH = 200;
+import { asRead, PURCHASE_KIND, readPurchase, type PurchaseRead, type PurchaseRow } from './purchase-read.ts';
+import { PurchaseSettlement } from './purchase-settlement.ts';
 
 export interface QuoteInput {
   capability: string;
@@ -45,30 +43,11 @@ export interface QuoteInput {
   maxLatencyMs?: number | undefined;
 }
 
-/** A purchase actor's row as read: its state and snapshot (and, read with a claim, the rest the engine keeps). */
-export interface PurchaseRow {
-  state: string;
-  snapshot: PersistedSnapshot;
-  version?: number;
-  merchant?: string | null;
-  mode?: string | null;
-}
-
-export interface PurchaseRead {
-  ctx: PurchaseContext;
-  status: PurchaseStatus;
-  /** The whole row, when read with the idempotency claim: handed to the engine's optimistic path. */
-  row?: CachedActor;
-}
-
 export type PurchaseResponse = ReturnType<typeof purchaseResource> & { seller_payment: ReturnType<typeof paymentHeaders> | null };
 
-export const asRead = (row: { state?: string; status?: string; snapshot: PersistedSnapshot }): PurchaseRead => ({
-  ctx: row.snapshot.context as PurchaseContext,
-  status: (row.state ?? row.status) as PurchaseStatus,
-});
-
 export class Purchases {
+  private readonly settlement: PurchaseSettlement;
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -83,6 +62,7 @@ export class Purchases {
       clock?: () => number;
     },
   ) {
+    this.settlement = new PurchaseSettlement(deps);
     deps.usdc.onSettled((transfer, tx, bound) => this.legSettled('USDC', transfer, tx, bound));
   }
 
@@ -144,10 +124,8 @@ export class Purchases {
     return t;
   }
 
-  async read(intentId: string): Promise<PurchaseRead | null> {
-    const { rows } = await this.deps.db.query<PurchaseRow>(`SELECT state, snapshot FROM actors WHERE id = $1 AND kind = $2`, [intentId, PURCHASE_KIND]);
-    const row = rows[0];
-    return row ? asRead(row) : null;
+  read(intentId: string): Promise<PurchaseRead | null> {
+    return readPurchase(this.deps.db, intentId);
   }
 
   /**
@@ -291,79 +269,13 @@ export class Purchases {
     }
   }
 
-  /**
-   * A settlement seen on a lane: if it used a purchase leg's nonce, the purchase is told which
-   * transfer did (it counts the leg settled only if that transfer is the leg's own), and after a
-   * seller leg the fee is settled. `bound`: the leg's binding when the settling caller knows it.
-   */
-  async legSettled(lane: MarketAsset, t: TransferTerms, tx: string, bound?: BoundLeg): Promise<void> {
-    if (!bound) {
-      const { rows } = await this.deps.db.query<{ intent_id: string; leg: string }>(`SELECT intent_id, leg FROM market_leg_nonces WHERE lane = $1 AND authorizer = $2 AND nonce = $3`, [lane, t.from, t.nonce]);
-      const row = rows[0];
-      if (!row || (row.leg !== 'seller' && row.leg !== 'fee')) return;
-      bound = { intent_id: row.intent_id, leg: row.leg };
-    }
-    const leg = bound.leg;
-    const transfer = { from: t.from, to: t.to, value: t.value };
-    const r = await this.deps.host.apply({ kind: PURCHASE_KIND, id: bound.intent_id }, { type: 'leg.settled', id: `settled:${leg}:${t.nonce}`, at: this.now(), leg, tx, transfer } satisfies PurchaseEvent);
-    if (leg === 'seller' && r.status === 'VERIFIED') await this.settleFee(bound.intent_id);
+  /** A settlement seen on a lane (purchase-settlement.ts). */
+  legSettled(lane: MarketAsset, t: TransferTerms, tx: string, bound?: BoundLeg): Promise<void> {
+    return this.settlement.legSettled(lane, t, tx, bound);
   }
 
-  /** Uses the fee authorization, only once the purchase has recorded its seller leg as settled. */
-  async settleFee(intentId: string): Promise<void> {
-    const p = await this.read(intentId);
-    const legs = p?.ctx.legs;
-    if (!p || p.status !== 'VERIFIED' || !legs?.seller.tx || legs.fee.tx) return;
-    const r: AnmSettle | SettleResult = p.ctx.asset === 'ANM' ? await this.submitAnmFee(p.ctx) : await this.deps.usdc.settle(legs.fee.payload as unknown as ExactEvmPayload);
-    // Settled earlier where its report was lost (a crash, a receipt that came late): record it now.
-    if (p.ctx.asset === 'USDC' && r.ok && r.replay) await this.legSettled('USDC', legTerms(legs.fee), r.tx, { intent_id: intentId, leg: 'fee' });
-    // A transient failure leaves the purchase VERIFIED; `reconcile` tries the fee again.
-    if (!r.ok && !('transient' in r && r.transient)) {
-      await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, { type: 'leg.failed', id: `failed:fee:${legs.fee.nonce}`, at: this.now(), leg: 'fee', reason: r.reason } satisfies PurchaseEvent);
-    }
+  /** The watch over VERIFIED purchases (purchase-settlement.ts). */
+  reconcile(): Promise<void> {
+    return this.settlement.reconcile();
   }
-
-  private submitAnmFee(ctx: PurchaseContext): Promise<AnmSettle> {
-    if (!this.deps.anm) return Promise.resolve({ ok: false, reason: 'unsupported_scheme', message: 'no ANM node' });
-    return submitAnmFee(this.deps.anm, ctx.legs?.fee);
-  }
-
-  /**
-   * The watch over VERIFIED purchases: a seller leg settled where this process did not see it
-   * (another facilitator, a crash before the fee) is found on the lane's ledger, asked for all of
-   * them in one read where the ledger can (the simulated one). Only the leg's own transfer counts;
-   * its nonce used otherwise (another transfer, a cancellation) ends the purchase, the fee never
-   * used (ADR 0069). The read of open purchases uses their own index (migration 0015), so it
-   * costs what is open.
-   */
-  async reconcile(): Promise<void> {
-    const { rows } = await this.deps.db.query<PurchaseRow & { id: string }>(`SELECT id, state, snapshot FROM actors WHERE kind = 'purchase' AND state = 'VERIFIED'`);
-    const waiting: Array<{ id: string; seller: VerifiedLeg }> = [];
-    for (const row of rows) {
-      const ctx = row.snapshot.context as PurchaseContext;
-      const seller = ctx.legs?.seller;
-      if (!seller) continue;
-      if (seller.tx) await this.settleFee(row.id);
-      // ANM legs settle by the indexer's signals, not by this watch.
-      else if (ctx.asset === 'USDC') waiting.push({ id: row.id, seller });
-    }
-    for (let i = 0; i < waiting.length; i += RECONCILE_BATCH) {
-      const batch = waiting.slice(i, i + RECONCILE_BATCH);
-      const terms = batch.map((w) => legTerms(w.seller));
-      const uses = await this.deps.usdc.ledger.nonceUses(terms);
-      for (const [j, w] of batch.entries()) {
-        const use = uses[j];
-        const bound = { intent_id: w.id, leg: 'seller' as const };
-        if (use?.state === 'settled') await this.legSettled('USDC', terms[j]!, use.tx, bound);
-        else if (use?.state === 'spent') {
-          await this.deps.host.apply({ kind: PURCHASE_KIND, id: w.id }, { type: 'leg.failed', id: `failed:seller:${w.seller.nonce}`, at: this.now(), leg: 'seller', reason: use.reason } satisfies PurchaseEvent);
-        }
-      }
-    }
-  }
-}
-
-/** A verified leg's transfer (payer, payee, amount, nonce, as checked against its authorization), spelled as settlements report it. */
-export function legTerms(leg: VerifiedLeg): TransferTerms {
-  return termsOf({ from: leg.payer, to: leg.pay_to, value: leg.amount, nonce: leg.nonce });
 }

@@ -37,13 +37,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
-import { checkAuthorization, USDC_EXPECTED_BASE } from '../../runtime/market/lanes/eip3009.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import { signLeg } from '../fixtures/market.ts';
-import { recoverTypedDataAddress, getAddress } from 'viem';
-import { TRANSFER_TYPES, USDC_DOMAIN } from '../../runtime/market/lanes/eip3009.ts';
 import { backendsCpu, busyShare, machineTicks, procCpu } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
+import { rawVerifyRates } from './raw-verify.ts';
 import { LOAD_GENERATOR, runRequests, type LoadRequest } from './request-load.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
@@ -254,34 +252,8 @@ if (ROWS.has('purchase-anm')) {
   );
 }
 
-// The raw EIP-712 verify rate on one leg in this process (needs the purchase row's legs): ours
-// (the hand-encoded digest and libsecp256k1's recovery, ADR 0034/0044) and viem's recoverTypedDataAddress.
-async function rawRate(n: number, f: () => Promise<unknown>): Promise<{ wall: number; perCpuS: number }> {
-  const c0 = process.cpuUsage();
-  const r = await drive(n, 1, f);
-  const c = process.cpuUsage(c0);
-  return { wall: r.rate, perCpuS: n / ((c.user + c.system) / 1e6) };
-}
-const leg = prepared[0]?.legs.seller;
-const verify = { wall: NaN, perCpuS: NaN };
-const viemVerify = { wall: NaN, perCpuS: NaN };
-if (leg) {
-  const expected = { ...USDC_EXPECTED_BASE, payTo: leg.accepted.payTo, amount: BigInt(leg.accepted.amount) };
-  Object.assign(verify, await rawRate(Math.min(OPS, 2_000), () => checkAuthorization(leg.payload, expected, Math.floor(Date.now() / 1000))));
-  const a = leg.payload.authorization;
-  Object.assign(
-    viemVerify,
-    await rawRate(Math.min(OPS, 500), () =>
-      recoverTypedDataAddress({
-        domain: USDC_DOMAIN,
-        types: TRANSFER_TYPES,
-        primaryType: 'TransferWithAuthorization',
-        message: { from: getAddress(a.from), to: getAddress(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce },
-        signature: leg.payload.signature,
-      }),
-    ),
-  );
-}
+// The raw EIP-712 verify rate on one leg in this process (needs the purchase row's legs).
+const { ours: verify, viem: viemVerify } = await rawVerifyRates(prepared[0]?.legs.seller, OPS);
 
 const bareRate = rows.find((r) => r.name === 'bare Fastify GET')?.rate ?? NaN;
 process.stdout.write(

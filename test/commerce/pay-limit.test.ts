@@ -7,10 +7,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
 import { startHttp } from '../../gateway/server.ts';
 import { openCommerceServices } from '../../runtime/commerce/index.ts';
+import { openDashboardServices } from '../../runtime/dashboard/index.ts';
 import { gateLimits, openMerchantServices } from '../../runtime/merchant/index.ts';
 import { gatewayBucketKinds, RateBuckets, type BucketKind } from '../../runtime/merchant/rate-buckets.ts';
 import { DATABASE_URL, NATS_URL, realAvailable, waitFor } from '../helpers/backends.ts';
@@ -139,5 +140,44 @@ describe.skipIf(!realAvailable)('Pay limit shared by two gateways on one databas
     const after = calls.length;
     await new Promise((r) => setTimeout(r, 600));
     expect(calls.length).toBe(after);
+  });
+
+  it('with no period given, every sweep runs each 10 minutes (ADR 0054), none sooner, and none once closed', async () => {
+    const db = t.h.services.db;
+    const config = t.h.services.config;
+    const merchant = await openMerchantServices(db, config, { demo: false });
+    const dashboard = openDashboardServices(db);
+    const calls: string[] = [];
+    // Each sweep counted in place of run: the timer is what this test checks.
+    const counted = <T extends object>(real: T, name: string): T => Object.assign(Object.create(real) as T, { sweep: () => (calls.push(name), Promise.resolve(0)) });
+    const deps = {
+      ...merchant,
+      idempotency: counted(merchant.idempotency, 'idempotency'),
+      rateBuckets: counted(merchant.rateBuckets, 'rate buckets'),
+      dashboard: { ...dashboard, sessions: counted(dashboard.sessions, 'sessions') },
+      host: t.h.services.engine.host,
+      dbHealthy: async () => true,
+      logger: false as const,
+    };
+    const MINUTES_10 = 10 * 60 * 1000;
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const edge = await startHttp(deps, { host: '127.0.0.1', port: 0 });
+      const steps: Array<[string, number, number]> = [
+        ['just before the period', MINUTES_10 - 1, 0],
+        ['at the period', 1, 3],
+        ['a second period', MINUTES_10, 6],
+      ];
+      for (const [when, advance, total] of steps) {
+        vi.advanceTimersByTime(advance);
+        expect(calls, when).toHaveLength(total);
+      }
+      expect(new Set(calls)).toEqual(new Set(['idempotency', 'rate buckets', 'sessions']));
+      await edge.close();
+      vi.advanceTimersByTime(3 * MINUTES_10);
+      expect(calls).toHaveLength(6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

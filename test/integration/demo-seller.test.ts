@@ -11,7 +11,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -27,6 +26,7 @@ import { anmBuyer, ANM } from '../fixtures/market-anm.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
 import { cliJson } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/backends.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -34,15 +34,6 @@ let dataDir: string;
 let config: Config;
 let services: Services | undefined;
 let banner = '';
-
-/** A port free now, kept for both starts: the listings name the seller's endpoint with it. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function start(): Promise<Services> {
   const writes: string[] = [];

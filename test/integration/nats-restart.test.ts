@@ -11,6 +11,7 @@ import { Engine } from '../../runtime/engine/runtime.ts';
 import { openDb } from '../../storage/open.ts';
 import type { Db } from '../../storage/db.ts';
 import { DATABASE_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
 
 /**
@@ -20,16 +21,6 @@ import { orderDefinition } from '../fixtures/order-machine.ts';
  * are consumed, and nothing is applied twice.
  */
 const NATS_BIN = '/usr/sbin/nats-server';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(!realAvailable || !existsSync(NATS_BIN))('NATS restarted under a running engine (real PostgreSQL + private nats-server)', () => {
   let dir: string;
