@@ -128,7 +128,7 @@ describe('DESIGN §5 "Facilitator" (issue 20): a request the facilitator cannot 
     ['a v2 payment without accepted', (p, r) => ({ x402Version: 2, paymentPayload: { ...p, accepted: undefined }, paymentRequirements: r }), 'invalid_payload', /paymentPayload.accepted/],
   ];
 
-  it.each(reasons)('%s → verify and settle answer %s, nothing moves', async (_name, make, reason, message) => {
+  it.each(reasons.map(([name, make, reason, message]) => ({ name, make, reason, message })))('$name → verify and settle answer $reason, nothing moves', async ({ make, reason, message }) => {
     const p = (await payment(2)) as Body;
     const nonce = (p.payload as { authorization: { nonce: string } }).authorization.nonce;
     const before = await state(nonce);
