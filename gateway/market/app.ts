@@ -10,6 +10,7 @@ import { installEdge } from '../http/edge.ts';
 import { errorOptions } from '../http/error-reply.ts';
 import { installMetrics } from '../http/metrics.ts';
 import type { MarketDeps } from './deps.ts';
+import discovery from './discovery.ts';
 import execute from './execute.ts';
 import facilitator from './facilitator.ts';
 import purchases from './purchases.ts';
@@ -31,6 +32,7 @@ export async function buildMarketApp(deps: MarketDeps): Promise<FastifyInstance>
   const opts = { deps };
   await app.register(resources, opts);
   await app.register(search, opts);
+  await app.register(discovery, opts);
   await app.register(quote, opts);
   await app.register(purchases, opts);
   await app.register(execute, opts);

@@ -1,14 +1,13 @@
 /**
  * Discovery (DESIGN §5 "Discovery"): free and unauthenticated. Capability search, the
- * marketplace's own description, and the two documents the ecosystem's crawlers read:
- * x402scan's `/.well-known/x402` and the Bazaar list `/discovery/resources`.
+ * marketplace's own description, and x402scan's `/.well-known/x402`; the Bazaar's
+ * `/discovery/*` are in discovery.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import { MARKET_FEE_BPS, MARKET_LANES, maxPriceAccepted } from '../../machines/money/market.ts';
-import { DEFAULT_TIMEOUT_S, laneNetwork, legRequirement } from '../../runtime/market/requirements.ts';
-import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
+import { laneNetwork } from '../../runtime/market/requirements.ts';
 import type { SearchHit, SearchIndex } from '../../runtime/market/search-index.ts';
 import { SecondSight } from '../../runtime/market/second-sight.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
@@ -28,33 +27,6 @@ const searchQuery = z
     path: ['max_price'],
     message: 'a decimal string greater than zero, with no more places than the asset has (9 with no asset named)',
   });
-
-const bazaarQuery = z.object({
-  type: z.string().max(50).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
-  network: z.string().max(100).optional(),
-  scheme: z.string().max(100).optional(),
-  payTo: z.string().max(200).optional(),
-  extensions: z.string().max(200).optional(),
-});
-
-/** One listing as an x402 Bazaar discovery item: the seller's own plain requirements, in the lane's token. */
-export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
-  return {
-    resource: r.endpoint,
-    type: 'http',
-    x402Version: 2,
-    accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic), DEFAULT_TIMEOUT_S, token)),
-    lastUpdated: new Date(r.created_at * 1000).toISOString(),
-    description: r.description || r.name,
-    serviceName: r.name,
-    tags: r.tags,
-    extensions: {
-      marketplace: { resource_id: r.resource_id, quote: `${base}/api/v1/route/quote`, fragment: `${base}/api/v1/resources/${r.resource_id}/fragment`, pricing: r.pricing },
-    },
-  };
-}
 
 /** A record's JSON without its closing brace, written once per version of the record. */
 const recordJson = new WeakMap<ListingRecord, string>();
@@ -164,20 +136,6 @@ const search: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) =
 
   app.get('/.well-known/x402', async (_req, reply) => {
     sendJson(reply, 200, { version: 1, resources: deps.index.search({}).map((h) => h.record.endpoint) });
-  });
-
-  app.get('/discovery/resources', async (req, reply) => {
-    const q = parseQuery(bazaarQuery, req.query);
-    const base = baseUrl(deps, req);
-    const items = q.type && q.type !== 'http' ? [] : deps.index.search({}).map((h) => bazaarItem(h.record, base, deps.usdc.token));
-    const matching = items.filter(
-      (i) => (!q.network || i.accepts.some((a) => a.network === q.network)) && (!q.scheme || i.accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || i.accepts.some((a) => a.payTo === q.payTo)),
-    );
-    sendJson(reply, 200, {
-      x402Version: 2,
-      items: matching.slice(q.offset, q.offset + q.limit),
-      pagination: { limit: q.limit, offset: q.offset, total: matching.length },
-    });
   });
 };
 

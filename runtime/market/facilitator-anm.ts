@@ -10,8 +10,8 @@ import { MARKET_LANES } from '../../machines/money/market.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import type { CheckedTransfer } from './lanes/anm-leg.ts';
 import { NONCE_HELD } from './anm-nonce-holds.ts';
-import { decodeLeg } from './leg-codec.ts';
-import { requirementOf, type SettleResponse, type VerifyResponse } from './facilitator.ts';
+import type { FacilitatorRequest } from './facilitator-request.ts';
+import type { SettleResponse, VerifyResponse } from './facilitator.ts';
 
 const NETWORK = MARKET_LANES.ANM.network;
 export const ANM_KIND = { x402Version: 2, scheme: MARKET_LANES.ANM.legScheme, network: NETWORK } as const;
@@ -21,10 +21,7 @@ type Checked = { ok: true; transfer: CheckedTransfer } | { ok: false; reason: st
 export class AnmFacilitator {
   constructor(private readonly lane: AnmLane) {}
 
-  private async check(body: Record<string, unknown>, allowSubmitted: boolean): Promise<Checked> {
-    const req = requirementOf(body.paymentRequirements);
-    const leg = decodeLeg(body.paymentPayload);
-    if (!req || !leg) return { ok: false, reason: 'invalid_payload', message: 'paymentPayload and paymentRequirements are required' };
+  private async check({ req, leg }: FacilitatorRequest, allowSubmitted: boolean): Promise<Checked> {
     if (req.network !== NETWORK) return { ok: false, reason: 'invalid_exact_anm_network_mismatch', message: `network must be ${NETWORK} (never eip155:1)` };
     const c = await this.lane.verify(leg.accepted, leg.payload, { scheme: ANM_KIND.scheme, payTo: req.payTo, amount: req.amount, reference: req.reference }, { allowSubmitted });
     if (!c.ok || c.known) return c;
@@ -34,13 +31,13 @@ export class AnmFacilitator {
     return held ? { ok: false, reason: NONCE_HELD, message: held, payer } : c;
   }
 
-  async verify(body: Record<string, unknown>): Promise<VerifyResponse> {
-    const c = await this.check(body, false);
+  async verify(r: FacilitatorRequest): Promise<VerifyResponse> {
+    const c = await this.check(r, false);
     return c.ok ? { isValid: true, payer: c.transfer.payer } : { isValid: false, invalidReason: c.reason, invalidMessage: c.message, ...(c.payer && { payer: c.payer }) };
   }
 
-  async settle(body: Record<string, unknown>): Promise<SettleResponse> {
-    const c = await this.check(body, true);
+  async settle(r: FacilitatorRequest): Promise<SettleResponse> {
+    const c = await this.check(r, true);
     const failed = (reason: string, message: string, payer?: string): SettleResponse => ({ success: false, errorReason: reason, errorMessage: message, ...(payer && { payer }), transaction: '', network: NETWORK });
     if (!c.ok) return failed(c.reason, c.message, c.payer);
     const { payer } = c.transfer;

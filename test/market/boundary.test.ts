@@ -159,7 +159,8 @@ describe('x402 legs inside bodies are read strictly (issue 26)', () => {
 
   it('a duplicate key inside a facilitator payload is an invalid payload, not a verification', async () => {
     const header = b64(Buffer.from(withDuplicate(real.fee)));
-    const requirements = { scheme: 'exact', network: 'eip155:8453', payTo: FEE_ADDRESSES.USDC, amount: '100' };
+    // The leg's own requirements: with the token's EIP-712 domain in `extra`, as the SDK's facilitator needs them.
+    const requirements = real.fee.accepted;
     const dup = await h.req('POST', '/facilitator/verify', { body: { x402Version: 2, paymentPayload: header, paymentRequirements: requirements } });
     expect(dup.json).toMatchObject({ isValid: false, invalidReason: 'invalid_payload' });
     const ok = await h.req('POST', '/facilitator/verify', { body: { x402Version: 2, paymentPayload: toBase64(real.fee), paymentRequirements: requirements } });

@@ -122,4 +122,45 @@ describe('machine-readable documents (DESIGN §5 Discovery)', () => {
     const anmOnly = await client.extensions.bazaar.listResources({ network: 'native:1' });
     expect(anmOnly.items.every((i) => i.accepts.some((a) => a.network === 'native:1'))).toBe(true);
   });
+
+  // Issue 20: docs/marketplace.md gives sellers `<marketplace>/facilitator` as the facilitator URL; the same client discovers there.
+  it('withBazaar(HTTPFacilitatorClient({url: "<marketplace>/facilitator"})).listResources() reads the same list as at the root', async () => {
+    const atFacilitator = withBazaar(new HTTPFacilitatorClient({ url: `${h.url}/facilitator` }));
+    const atRoot = withBazaar(new HTTPFacilitatorClient({ url: h.url }));
+    for (const params of [{ type: 'http', limit: 1, offset: 1 }, { network: 'native:1' }, {}]) {
+      const page = await atFacilitator.extensions.bazaar.listResources(params);
+      expect(page).toEqual(await atRoot.extensions.bazaar.listResources(params));
+      expect(page.items.length).toBeGreaterThan(0);
+    }
+  });
+
+  it.each([['the marketplace root', ''], ['the facilitator URL', '/facilitator']])("search() at %s ranks the capability search's matches as the SDK reads them", async (_where, path) => {
+    const client = withBazaar(new HTTPFacilitatorClient({ url: `${h.url}${path}` }));
+    const ranked = (await h.req('GET', '/api/v1/search?capability=weather')).json.data.map((r: { endpoint: string }) => r.endpoint);
+    const found = await client.extensions.bazaar.search({ query: 'weather' });
+    expect(found.x402Version).toBe(2);
+    expect(found.resources.map((r) => r.resource)).toEqual(ranked);
+    expect(found.resources.every((r) => r.accepts.length > 0 && r.type === 'http')).toBe(true);
+    const usdc = await client.extensions.bazaar.search({ query: 'weather', network: 'eip155:8453' });
+    expect(usdc.resources.map((r) => r.extensions?.marketplace)).toEqual([expect.objectContaining({ resource_id: ids.weather })]);
+    expect((await client.extensions.bazaar.search({ query: 'weather', type: 'mcp' })).resources).toEqual([]);
+  });
+
+  it('search() pages with limit and the cursor it answers; the last page answers cursor null', async () => {
+    const client = withBazaar(new HTTPFacilitatorClient({ url: `${h.url}/facilitator` }));
+    const all = (await client.extensions.bazaar.search({ query: 'weather' })).resources.map((r) => r.resource);
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    const first = await client.extensions.bazaar.search({ query: 'weather', limit: 1 });
+    expect(first.resources.map((r) => r.resource)).toEqual(all.slice(0, 1));
+    expect(first.pagination).toEqual({ limit: 1, cursor: '1' });
+    const rest = await client.extensions.bazaar.search({ query: 'weather', limit: 100, cursor: first.pagination!.cursor! });
+    expect(rest.resources.map((r) => r.resource)).toEqual(all.slice(1));
+    expect(rest.pagination?.cursor).toBeNull();
+  });
+
+  it.each([['query missing', ''], ['a cursor it never answered', 'query=weather&cursor=abc'], ['limit 0', 'query=weather&limit=0']])('/facilitator/discovery/search with %s → 400 bad_request', async (_name, q) => {
+    const res = await h.req('GET', `/facilitator/discovery/search?${q}`);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('bad_request');
+  });
 });

@@ -40,6 +40,8 @@ export function domainOf(t: { name: string; version: string; chainId: number; ad
   return { name: t.name, version: t.version, chainId: t.chainId, verifyingContract: getAddress(t.address) } as const;
 }
 
+export type EvmDomain = ReturnType<typeof domainOf>;
+
 export const USDC_DOMAIN = domainOf(USDC_TOKEN);
 
 const TRANSFER_TYPE_HASH = keccak_256(utf8ToBytes('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'));
@@ -52,7 +54,7 @@ const MAX_UINT256 = 2n ** 256n - 1n;
  * a fraction of its cost, which validates the types anew on every call. The domain separator
  * is computed once per domain. Null when a number does not fit a uint256.
  */
-export function transferDigest(a: Authorization, domain: ReturnType<typeof domainOf> = USDC_DOMAIN): Hex | null {
+export function transferDigest(a: Authorization, domain: EvmDomain = USDC_DOMAIN): Hex | null {
   let separator = separators.get(domain);
   if (!separator) {
     separator = hexToBytes(domainSeparator({ domain }).slice(2));
@@ -110,7 +112,7 @@ export function checkAccepted(accepted: Record<string, unknown> | undefined, e: 
 }
 
 /** The authorization against the expected payment at `nowS` (Unix seconds), then its signature over `domain`. */
-export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: number, domain: ReturnType<typeof domainOf> = USDC_DOMAIN): Promise<Check> {
+export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: number, domain: EvmDomain = USDC_DOMAIN): Promise<Check> {
   const a = p.authorization;
   if (a.to.toLowerCase() !== e.payTo.toLowerCase()) return fail('invalid_exact_evm_recipient_mismatch', 'authorization.to is not the payTo of this leg');
   if (BigInt(a.value) !== e.amount) return fail('invalid_exact_evm_payload_authorization_value_mismatch', `authorization.value must be exactly ${e.amount}`);

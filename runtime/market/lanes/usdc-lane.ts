@@ -5,7 +5,7 @@
  */
 import { MARKET_LANES } from '../../../machines/money/market.ts';
 import { laneNetwork } from '../requirements.ts';
-import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type ExactEvmPayload } from './eip3009.ts';
+import { asExactEvmPayload, checkAccepted, checkAuthorization, domainOf, type Check, type EvmDomain, type ExactEvmPayload } from './eip3009.ts';
 import type { AuthorizationState, BoundLeg, SettleResult, TransferTerms, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export interface LegExpectation {
@@ -36,7 +36,8 @@ const firstLine = (e: unknown): string => (e instanceof Error ? e.message : Stri
 export class UsdcLane {
   private readonly listeners: SettledListener[] = [];
 
-  private readonly domain: ReturnType<typeof domainOf>;
+  /** The EIP-712 domain legs are signed under: the token's. */
+  readonly domain: EvmDomain;
 
   constructor(
     readonly ledger: UsdcLedger,
@@ -72,14 +73,26 @@ export class UsdcLane {
 
   /** Requirements, authorization and signature: everything `verify` checks but the ledger. */
   async checkSigned(accepted: Record<string, unknown> | undefined, rawPayload: unknown, e: LegExpectation): Promise<LegCheck> {
-    const expected = { scheme: MARKET_LANES.USDC.legScheme, network: this.network, asset: this.token.address, payTo: e.payTo, amount: e.amount };
-    const accept = checkAccepted(accepted, expected);
+    const accept = checkAccepted(accepted, this.expected(e));
     if (accept && !accept.ok) return accept;
+    return this.checkPayload(rawPayload, e, this.domain);
+  }
+
+  /**
+   * The authorization and its signature over `domain`: the lane's token unless the caller's
+   * requirements name another (the facilitator checks a signature over the domain its
+   * requirements name, as the SDK's does, and only then whether that is this lane's token).
+   */
+  async checkPayload(rawPayload: unknown, e: LegExpectation, domain: EvmDomain): Promise<LegCheck> {
     const payload = asExactEvmPayload(rawPayload);
     if (!payload) return { ok: false, reason: 'invalid_payload', message: 'payload is not an EIP-3009 authorization with its signature' };
-    const auth = await checkAuthorization(payload, expected, this.nowS(), this.domain);
+    const auth = await checkAuthorization(payload, this.expected(e), this.nowS(), domain);
     if (!auth.ok) return auth;
     return { ok: true, payer: auth.payer, payload };
+  }
+
+  private expected(e: LegExpectation) {
+    return { scheme: MARKET_LANES.USDC.legScheme, network: this.network, asset: this.token.address, payTo: e.payTo, amount: e.amount };
   }
 
   /**
