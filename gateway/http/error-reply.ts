@@ -7,13 +7,17 @@
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { randomId } from '../../runtime/merchant/secrets.ts';
+import { MarketRefusal } from '../../runtime/market/errors.ts';
 import { AppError, envelope, ensureError } from '../errors.ts';
 import { JSON_TYPE } from './reply.ts';
 
 /** Whatever was thrown, as the envelope with its status, headers and the request id. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const e = ensureError(err);
-  if (e.status >= 500) req.log.error({ err }, 'request failed');
+  // A refusal the service chose (a seller it cannot reach, a ledger that is down) is the
+  // outside world's state, logged as a warning without a stack; anything else is our fault.
+  if (e.status >= 500 && e.code !== 'internal_error' && (err instanceof AppError || err instanceof MarketRefusal)) req.log.warn({ code: e.code, detail: e.message }, 'request refused upstream');
+  else if (e.status >= 500) req.log.error({ err }, 'request failed');
   if (e.opts.headers) void reply.headers(e.opts.headers);
   // Set here too: framework errors reach us before the onRequest hooks that set it.
   void reply.header('request-id', req.id);

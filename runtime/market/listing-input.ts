@@ -14,13 +14,18 @@ const httpUrl = z
   .string()
   .max(2048)
   .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'an absolute http(s) URL');
+/** The seller's endpoint: called by routed execution and the scanner, which never send credentials in a URL. */
+const endpointUrl = httpUrl.refine((s) => {
+  const u = URL.canParse(s) ? new URL(s) : null;
+  return u !== null && u.username === '' && u.password === '';
+}, 'an http(s) URL without a user name or password');
 
 export const listingBody = z.object({
   name: z.string().min(1).max(200),
   description: z.string().max(4000).default(''),
   category: z.string().max(100).default(''),
   tags: z.array(z.string().min(1).max(50)).max(20).default([]),
-  endpoint: httpUrl,
+  endpoint: endpointUrl,
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
   pricing: z.object({ model: z.literal('per_call').default('per_call'), asset, seller_price: price }),
   /** Further assets the seller accepts, each with its own seller price. */

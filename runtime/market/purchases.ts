@@ -173,8 +173,11 @@ export class Purchases {
     if (payerBalance !== undefined && payerBalance < BigInt(p.ctx.total)) throw new MarketRefusal('invalid_payment', 'The payer balance is below the total.', 'invalid_exact_evm_insufficient_balance');
     // The fee is settled after the seller leg, so its authorization must outlive the seller's.
     if (fee.valid_before < seller.valid_before) throw new MarketRefusal('invalid_payment', 'The fee leg must be valid at least as long as the seller leg.', 'invalid_exact_evm_payload_authorization_valid_before');
+    // One nonce cannot back two transfers: the machine refuses such legs too (`legsMatchQuote`).
+    if (seller.nonce === fee.nonce) throw new MarketRefusal('invalid_payment', 'The seller and fee legs carry the same nonce: each leg needs its own.', 'invalid_payload');
     const event = { type: 'purchase.verify', id: `verify:${intentId}:${seller.nonce}`, at: this.now(), legs: { seller, fee } } satisfies PurchaseEvent;
     const r = await this.recordLegs(p.ctx, event, { seller, fee }, opts.record);
+    if (r.status === 'QUOTED' && r.outcome === 'ignored' && this.now() <= p.ctx.expires_at) throw new MarketRefusal('invalid_payment', 'The legs do not match the quote.', 'invalid_payload');
     if (r.status !== 'VERIFIED' && r.status !== 'SETTLED') throw new MarketRefusal('quote_expired', 'The quote expired before the purchase was recorded.');
     // Bought meanwhile by another request: the same legs get its answer, other legs a conflict.
     if (r.outcome !== 'applied') return { response: this.again(asRead(r), seller, fee), recorded: false };

@@ -105,6 +105,7 @@ describe('POST /api/v1/resources (DESIGN §5 Listings)', () => {
     ['a price with 7 places in USDC (:71, "6 decimal places")', async () => signedListing(seller(), { price: '0.0000001' }), 400, 'invalid_body'],
     ['a zero price', async () => signedListing(seller(), { price: '0' }), 400, 'invalid_body'],
     ['a non-URL endpoint', async () => signedListing(seller(), { endpoint: 'not a url' }), 400, 'invalid_body'],
+    ['an endpoint with a user name and password (never sent by execution or the scanner)', async () => signedListing(seller(), { endpoint: 'https://user:pw@api.example/x' }), 400, 'invalid_body'],
     ['an array body', async () => [1, 2], 400, 'invalid_body'],
     // Signed, so only the text's content is wrong: PostgreSQL cannot store NUL or a lone surrogate in a record.
     ['a NUL in the name', async () => signedListing(seller(), { name: 'Echo\u0000service' }), 400, 'invalid_body'],

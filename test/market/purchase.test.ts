@@ -130,6 +130,10 @@ describe('POST /api/v1/purchase (marketplace.md:94, :97; DESIGN §5 Purchase)', 
     ['an expired window', async () => ({ ...(await legs()), seller: await signLeg(buyer, { to: s.evm.address, value: SELLER_PRICE, validBefore: Math.floor(Date.now() / 1000) - 1 }) }), 402, 'invalid_payment', 'invalid_exact_evm_payload_authorization_valid_before'],
     ['a wrong EIP-712 domain (chainId 1)', async () => ({ ...(await legs()), seller: await signLeg(buyer, { to: s.evm.address, value: SELLER_PRICE, domain: { chainId: 1 } }) }), 402, 'invalid_payment', 'invalid_exact_evm_signature'],
     ['a wrong network in the leg', async () => ({ ...(await legs()), seller: await signLeg(buyer, { to: s.evm.address, value: SELLER_PRICE, network: 'eip155:1' }) }), 402, 'invalid_payment', 'invalid_exact_evm_network_mismatch'],
+    ['both legs on one nonce (one nonce backs one transfer)', async () => {
+      const nonce = `0x${'ab'.repeat(32)}` as const;
+      return { seller: await signLeg(buyer, { to: s.evm.address, value: SELLER_PRICE, nonce }), fee: await signLeg(buyer, { to: FEE_ADDRESSES.USDC, value: FEE, nonce }) };
+    }, 402, 'invalid_payment', 'invalid_payload'],
     ['marketplace.md:97 a missing fee leg', async () => ({ seller: (await legs()).seller }), 402, 'fee_leg_missing'],
     ['malformed base64', async () => ({ seller: '!!!not base64', fee: (await legs()).fee }), 402, 'invalid_payment', 'invalid_payload'],
     ['base64 of something not JSON', async () => ({ seller: Buffer.from('{{{').toString('base64'), fee: (await legs()).fee }), 402, 'invalid_payment', 'invalid_payload'],
