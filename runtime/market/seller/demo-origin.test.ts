@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../storage/db.ts';
 import { openDb } from '../../../storage/open.ts';
-import { recordDemoSellerOrigin, RecordedDemoOrigin } from './demo-origin.ts';
+import { asOrigin, recordDemoSellerOrigin, RecordedDemoOrigin } from './demo-origin.ts';
 
 let db: Db;
 beforeAll(async () => {
@@ -46,5 +46,31 @@ describe('RecordedDemoOrigin', () => {
       await seen.refresh();
       for (const origin of ['http://127.0.0.1:3003', 'file://', '42', '']) expect(seen.allows(origin), JSON.stringify(value)).toBe(false);
     }
+  });
+
+  it.each([
+    ['http://127.0.0.1:3003', true],
+    ['http://127.8.9.10:3003', true],
+    ['http://[::1]:3003', true],
+    ['http://localhost:3003', true],
+    ['http://169.254.169.254', false],
+    ['http://10.0.0.5:5432', false],
+    ['http://192.168.1.2:3003', false],
+    ['https://api.example', false],
+    ['http://127.0.0.1.example:3003', false],
+  ])('only a loopback origin is taken from the record (ADR 0073): %s → %s', (origin, allowed) => {
+    expect(asOrigin(origin) !== undefined).toBe(allowed);
+  });
+
+  it('a failing read is not retried by every refusal: at most once a second', async () => {
+    let now = 0;
+    let reads = 0;
+    const failing = { ...db, query: () => ((reads += 1), Promise.reject(new Error('database down'))) } as unknown as Db;
+    const seen = new RecordedDemoOrigin(failing, () => now);
+    for (let i = 0; i < 5; i++) await seen.refresh().catch(() => undefined);
+    expect(reads).toBe(1);
+    now = 1_000;
+    await seen.refresh().catch(() => undefined);
+    expect(reads).toBe(2);
   });
 });

@@ -17,12 +17,15 @@ export async function recordDemoSellerOrigin(db: Db, origin: string): Promise<vo
   await db.query(`INSERT INTO settings (key, value) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [ORIGIN_KEY, JSON.stringify({ origin })]);
 }
 
-/** An http(s) origin exactly as `URL` spells it, or nothing: a malformed record allows nothing. */
-function asOrigin(value: unknown): string | undefined {
+/** The demo seller runs beside the service: a record naming any other host widens nothing. */
+const LOOPBACK_HOST = /^(?:127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/;
+
+/** A loopback http(s) origin exactly as `URL` spells it, or nothing: any other record allows nothing. */
+export function asOrigin(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value ? value : undefined;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value && LOOPBACK_HOST.test(url.hostname) ? value : undefined;
   } catch {
     return undefined;
   }
@@ -49,8 +52,9 @@ export class RecordedDemoOrigin {
   }
 
   private async read(): Promise<void> {
+    // Stamped before the read: while the database fails, refusals still read at most once a second.
+    this.readAt = this.clock();
     const { rows } = await this.db.query<{ value: { origin?: unknown } | null }>(`SELECT value FROM settings WHERE key = $1`, [ORIGIN_KEY]);
     this.origin = asOrigin(rows[0]?.value?.origin);
-    this.readAt = this.clock();
   }
 }
