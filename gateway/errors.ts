@@ -147,7 +147,12 @@ const RUNTIME_CODES: Record<string, ErrorCode> = {
  */
 export function ensureError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (err instanceof MarketRefusal) return new AppError(err.code, err.reason ? `${err.message} (reason: ${err.reason})` : err.message);
+  if (err instanceof MarketRefusal) {
+    const message = err.reason ? `${err.message} (reason: ${err.reason})` : err.message;
+    // As the per-IP limit does (gateway/market/rate-limit.ts): the wait in the envelope and the header.
+    const wait = err.retryAfter === undefined ? {} : { retryAfter: err.retryAfter, headers: { 'Retry-After': String(err.retryAfter) } };
+    return new AppError(err.code, message, wait);
+  }
   if (err instanceof TerminalError) {
     const code = RUNTIME_CODES[err.code];
     return code ? new AppError(code, err.message) : new AppError('internal_error');

@@ -13,7 +13,8 @@ export type MarketRefusalCode =
   | 'fee_leg_missing'
   | 'leg_replayed'
   | 'ledger_unavailable'
-  | 'seller_unreachable';
+  | 'seller_unreachable'
+  | 'rate_limited';
 
 export class MarketRefusal extends Error {
   constructor(
@@ -21,6 +22,8 @@ export class MarketRefusal extends Error {
     message: string,
     /** x402 verify reason (`invalidReason`) when the refusal is a payment's. */
     readonly reason?: string,
+    /** Seconds until a `rate_limited` refusal would be lifted (the Retry-After header). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'MarketRefusal';

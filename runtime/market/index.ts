@@ -69,6 +69,8 @@ export function openMarket(
     forward?: ForwardOptions;
     scanner?: Scanner;
     firstProbeMaxMs?: number;
+    /** After a takeover probe, the listing's next attempt waits this long (ADR 0072; 10 s when absent). */
+    takeoverCooldownMs?: number;
   },
 ): MarketServices {
   const clock = opts.clock ?? Date.now;
@@ -78,7 +80,7 @@ export function openMarket(
   const forward = opts.forward ?? { allowPrivate: false };
   const usdcAsset = opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {};
   // A takeover's proof reaches the endpoint as the scanner and routed execution do (ADR 0072).
-  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs, { forward, ...usdcAsset });
+  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs, { forward, ...usdcAsset }, opts.takeoverCooldownMs);
   const index = new SearchIndex(listings);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, new AnmNonceHolds(db), clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });

@@ -3,10 +3,11 @@
  * signatures and sends the listing actor its event; reads return the records the actors
  * hold. Nothing here edits a listing row by hand.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { ownerSince, type ListingContext } from '../../machines/listing/context.ts';
-import type { ListingEvent, ListingRegisterEvent } from '../../machines/listing/events.ts';
+import type { ListingEvent, ListingRegisterEvent, TakeoverProof } from '../../machines/listing/events.ts';
 import { listingRecord, type ListingRecord, type ListingStatus } from '../../machines/listing/view.ts';
 import { DEFAULT_LANE_NETWORKS, type LaneNetworks } from '../../machines/money/market.ts';
 import type { PersistedSnapshot } from '../../machines/kit/step.ts';
@@ -18,6 +19,7 @@ import { MarketRefusal } from './errors.ts';
 import { listingBody, pricedAssets } from './listing-input.ts';
 import { listingMessage, providerIdOf, resourceIdOf, verifyListingSignatures } from './listing-signature.ts';
 import { notProven, proveControl, type ControlProbe } from './listing-takeover.ts';
+import { TakeoverGate, TAKEOVER_COOLDOWN_MS } from './takeover-gate.ts';
 
 export const LISTING_KIND = 'listing';
 /** A new listing's first probe comes within this (random) wait, so a batch of registrations is not probed at once. */
@@ -54,7 +56,13 @@ export class Listings {
     private readonly firstProbeMaxMs = FIRST_PROBE_MAX_MS,
     /** How a takeover's proof reaches the endpoint: the scanner's and routed execution's rules. */
     private readonly control: ControlProbe = { forward: { allowPrivate: false } },
-  ) {}
+    /** After a takeover probe, the listing's next attempt waits this long (ADR 0072). */
+    takeoverCooldownMs = TAKEOVER_COOLDOWN_MS,
+  ) {
+    this.gate = new TakeoverGate(takeoverCooldownMs, clock);
+  }
+
+  private readonly gate: TakeoverGate;
 
   private readonly recordOf = (row: Row): ListingRecord => recordOf(row, this.networks);
 
@@ -104,19 +112,29 @@ export class Listings {
     // The listing exists: its owner updates it, another key takes it over with proof. One more
     // round when it changed hands meanwhile (the event was checked against what was read).
     let seen: ApplyResult = first;
+    // The second round, after a takeover made against an ownership that ended meanwhile, reuses the first's proof.
+    let proof: TakeoverProof | undefined;
     for (let round = 0; round < 2; round++) {
       const ctx = seen.snapshot.context as ListingContext;
-      seen = ctx.provider_id === fields.provider_id
-        ? await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent)
-        : await this.takeOver(target, fields, ctx, digest);
+      // The owner's terms as they are (a takeover sent again, an update repeated) change nothing: no event, status kept.
+      if (ctx.provider_id === fields.provider_id && sameTerms(ctx, fields)) return { record: this.recordOf({ id: resourceId, ...seen, state: seen.status }), created: false };
+      if (ctx.provider_id === fields.provider_id) {
+        seen = await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent);
+      } else {
+        proof ??= await this.gate.proof(resourceId, JSON.stringify(fields), () => this.prove(fields));
+        seen = await this.takeOver(target, fields, ctx, digest, proof);
+      }
       if (seen.outcome !== 'ignored') return { record: this.recordOf({ id: resourceId, ...seen, state: seen.status }), created: false };
     }
     throw new MarketRefusal('forbidden', 'This listing changed hands while it was being registered; send the registration again.');
   }
 
-  /** Probes the endpoint and, when its 402 names the new payTo on every lane, sends the takeover (ADR 0072). */
-  private async takeOver(target: ActorTarget, fields: ListingFields, owner: ListingContext, digest: string): Promise<ApplyResult> {
-    const proof = await proveControl({ endpoint: fields.endpoint, method: fields.method, assets: fields.assets }, this.control, this.clock);
+  private prove(fields: ListingFields): Promise<TakeoverProof> {
+    return proveControl({ endpoint: fields.endpoint, method: fields.method, assets: fields.assets }, this.control, this.clock);
+  }
+
+  /** When the probe's 402 names the new payTo on every lane, sends the takeover (ADR 0072). */
+  private async takeOver(target: ActorTarget, fields: ListingFields, owner: ListingContext, digest: string, proof: TakeoverProof): Promise<ApplyResult> {
     const refused = notProven(fields.assets, proof);
     if (refused) throw new MarketRefusal('forbidden', refused);
     const since = ownerSince(owner);
@@ -149,4 +167,9 @@ export class Listings {
     );
     return { records: rows.map(this.recordOf), newest: rows.at(-1)?.updated_at ?? since };
   }
+}
+
+/** Whether the listing already holds every field the registration sets (its terms, payTo and prices). */
+function sameTerms(ctx: ListingContext, fields: ListingFields): boolean {
+  return (Object.keys(fields) as Array<keyof ListingFields>).every((k) => isDeepStrictEqual(ctx[k] ?? null, fields[k] ?? null));
 }

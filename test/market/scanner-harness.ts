@@ -49,8 +49,9 @@ export interface ScanMarket {
   close(): Promise<void>;
 }
 
-export async function startScanMarket(rt: ScanRuntime, db: Db): Promise<ScanMarket> {
-  const market = openMarket(db, rt.engine.host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true, timeoutMs: 10_000 }, scanner: rt.scanner, firstProbeMaxMs: 20 });
+/** `takeoverCooldownMs`: the listings' wait between takeover probes (ADR 0072), short where a test makes several. */
+export async function startScanMarket(rt: ScanRuntime, db: Db, opts: { takeoverCooldownMs?: number } = {}): Promise<ScanMarket> {
+  const market = openMarket(db, rt.engine.host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true, timeoutMs: 10_000 }, scanner: rt.scanner, firstProbeMaxMs: 20, ...opts });
   const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6, operatorToken: OPERATOR_TOKEN });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, market, app, req: (method, path, o) => request(url, method, path, o), close: () => app.close() };

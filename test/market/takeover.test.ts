@@ -34,7 +34,8 @@ const third = seller();
 beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
   rt = await startScanRuntime(backend.db, backend.bus);
-  m = await startScanMarket(rt, backend.db);
+  // No wait between takeover probes: this suite makes one attempt after another on a listing (the limits are takeover-limits.test.ts's).
+  m = await startScanMarket(rt, backend.db, { takeoverCooldownMs: 0 });
   const app = express();
   app.use((req, _res, next) => (up ? next() : req.socket.destroy()));
   app.use((_req, _res, next) => void setTimeout(next, Math.max(0, holdUntil - Date.now())));
