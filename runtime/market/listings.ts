@@ -121,8 +121,10 @@ export class Listings {
       if (ctx.provider_id === fields.provider_id) {
         seen = await this.host.apply(target, { type: 'listing.update', id: `update:${digest}`, at, ...fields } satisfies ListingEvent);
       } else {
-        proof ??= await this.gate.proof(resourceId, JSON.stringify(fields), () => this.prove(fields));
-        seen = await this.takeOver(target, fields, ctx, digest, proof);
+        const use = async (p: TakeoverProof) => ({ p, result: await this.takeOver(target, fields, ctx, digest, p) });
+        const made = proof ? await use(proof) : await this.gate.run(resourceId, JSON.stringify(fields), () => this.prove(fields), use);
+        proof = made.p;
+        seen = made.result;
       }
       if (seen.outcome !== 'ignored') return { record: this.recordOf({ id: resourceId, ...seen, state: seen.status }), created: false };
     }

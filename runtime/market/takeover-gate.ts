@@ -15,11 +15,13 @@ const SWEEP_AT = 1024;
 interface InFlight {
   terms: string;
   proof: Promise<TakeoverProof>;
+  /** The first attempt's use of the proof (its takeover sent): the listing is busy until then. */
+  done: Promise<unknown>;
 }
 
 export class TakeoverGate {
   private readonly inFlight = new Map<string, InFlight>();
-  /** When each listing's last probe ended. */
+  /** When each listing's last probe was done with. */
   private readonly probedAt = new Map<string, number>();
 
   constructor(
@@ -28,28 +30,31 @@ export class TakeoverGate {
   ) {}
 
   /**
-   * The proof for `terms` on listing `id`: the probe in flight when it was made for the same
-   * terms, else a new one unless the listing is in its cooldown (429 with Retry-After).
+   * `use` of a proof for `terms` on listing `id`: the probe in flight when it was made for the
+   * same terms, else a new one unless the listing is in its cooldown (429 with Retry-After).
+   * The first attempt keeps the listing busy until its `use` ends, so a copy arriving while its
+   * takeover is being sent shares the proof too (and finds the takeover already applied).
    */
-  async proof(id: string, terms: string, probe: () => Promise<TakeoverProof>): Promise<TakeoverProof> {
+  async run<T>(id: string, terms: string, probe: () => Promise<TakeoverProof>, use: (proof: TakeoverProof) => Promise<T>): Promise<T> {
     for (;;) {
       const running = this.inFlight.get(id);
       if (!running) break;
-      if (running.terms === terms) return running.proof;
-      // Other terms (another key or body): wait for that probe, then the cooldown decides.
-      await running.proof.catch(() => undefined);
+      if (running.terms === terms) return use(await running.proof);
+      // Other terms (another key or body): wait for that attempt, then the cooldown decides.
+      await running.done.catch(() => undefined);
     }
     const wait = (this.probedAt.get(id) ?? -Infinity) + this.cooldownMs - this.clock();
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
       throw new MarketRefusal('rate_limited', `This listing's endpoint was probed for a takeover moments ago; retry after ${seconds} s.`, undefined, seconds);
     }
-    const proof = probe().finally(() => {
+    const proof = probe();
+    const done = proof.then(use).finally(() => {
       this.inFlight.delete(id);
       this.ended(id);
     });
-    this.inFlight.set(id, { terms, proof });
-    return proof;
+    this.inFlight.set(id, { terms, proof, done });
+    return done;
   }
 
   private ended(id: string): void {
