@@ -17,13 +17,6 @@ import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/
 import { seller, signedListing, type Seller } from '../fixtures/market.ts';
 import { startScanMarket, startScanRuntime, stopScanSuite, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
 
-/**
- * Short, so the test sees it end; long enough that every copy, whose signatures are checked one
- * after another on a busy machine, arrives within it.
- */
-const COOLDOWN_MS = 5_000;
-const COPIES = 25;
-
 let backend: Backend;
 let rt: ScanRuntime;
 let m: ScanMarket;
@@ -32,13 +25,19 @@ let base: string;
 /** Requests each endpoint got, and whom its 402 pays (none: it answers 404). */
 const hits: Record<string, number> = {};
 const payees: Record<string, string[]> = {};
+/**
+ * Short, so the test sees it end; long enough that every copy, whose signatures are checked one
+ * after another on a busy machine, arrives within it.
+ */
+const COOLDOWN_MS = 5_000;
+const COPIES = 25;
 
 beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
   rt = await startScanRuntime(backend.db, backend.bus, { intervalMs: 3_600_000 });
   m = await startScanMarket(rt, backend.db, { takeoverCooldownMs: COOLDOWN_MS });
   const app = express();
-  // Each answer takes 300 ms, so copies sent at once all arrive while the first probe is in flight.
+  // Each answer takes 300 ms, so copies sent at once arrive while the first probe is in flight or just after.
   app.get('/:name', (req, res) => {
     const name = req.params.name;
     hits[name] = (hits[name] ?? 0) + 1;
