@@ -3,20 +3,18 @@
  * (`2030-02-30` is March 2nd, `T24:00` the next day): a typo would become another date, so
  * the fields are checked against the calendar before anything is parsed.
  */
+import { z } from 'zod';
 
 /** RFC 3339 full-date. */
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** RFC 3339 date-time with an offset; seconds and up to 9 fraction digits optional. */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
-const isLeap = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+/** zod's ISO date knows the calendar (month lengths, leap years). */
+const CALENDAR_DAY = z.iso.date();
 
 function onCalendar(y: string, m: string, d: string): boolean {
-  const month = Number(m);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1) return false;
-  const last = month === 2 ? (isLeap(Number(y)) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return day <= last;
+  return CALENDAR_DAY.safeParse(`${y}-${m}-${d}`).success;
 }
 
 /** Whether `s` is a `YYYY-MM-DD` the calendar has (2028-02-29 yes, 2030-02-29 no). */
