@@ -27,9 +27,14 @@ export interface ListingContext {
   scan?: ScanState;
   /** Unix milliseconds the current key took the listing over (ADR 0072); absent: it registered it. */
   owner_since?: number;
+  /**
+   * How many times the listing has changed hands (ADR 0077): +1 on every takeover. Probes and
+   * takeovers name the generation they were made against; absent in older snapshots (read as 0).
+   */
+  owner_generation?: number;
 }
 
-type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted' | 'scan' | 'owner_since'>;
+type Fields = Omit<ListingContext, 'created_at' | 'updated_at' | 'transactions' | 'counted' | 'scan' | 'owner_since' | 'owner_generation'>;
 
 /** The seller-set fields of a register, update or takeover event. */
 export function fieldsOf(e: Extract<ListingEvent, { type: 'listing.register' | 'listing.update' | 'listing.take_over' }>): Fields {
@@ -63,4 +68,9 @@ export function scanOf(ctx: ListingContext): ScanState {
 /** Since when the current key has controlled the listing: what a takeover's proof names. */
 export function ownerSince(ctx: ListingContext): number {
   return ctx.owner_since ?? ctx.created_at;
+}
+
+/** The ownership a probe or takeover proof was made against (ADR 0077); 0 until the first takeover. */
+export function ownerGeneration(ctx: ListingContext): number {
+  return ctx.owner_generation ?? 0;
 }

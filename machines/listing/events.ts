@@ -67,6 +67,11 @@ export const listingProbed = z.object({
    * a probe in flight while the listing changed hands says nothing about the new owner's terms.
    */
   provider_id: z.string().regex(/^prov_[0-9a-f]+$/).optional(),
+  /**
+   * The listing's `owner_generation` when the probe's target was read (ADR 0077): unlike the
+   * owner's id it tells A -> B -> A apart. Absent in probes from before it: judged by `provider_id`.
+   */
+  owner_generation: z.number().int().nonnegative().optional(),
 });
 /**
  * What the marketplace saw when it probed the endpoint for a takeover (ADR 0072): the probe
@@ -84,7 +89,8 @@ export const takeoverProof = z.object({
 /**
  * Another key takes the listing over with proof that it controls the endpoint (ADR 0072).
  * It names the ownership it was proven against, so a proof made before the listing changed
- * hands again is refused.
+ * hands again is refused: by its generation (ADR 0077), or in events from before it by the
+ * owner's start, which two ownerships begun in one millisecond share.
  */
 export const listingTakeOver = z.object({
   type: z.literal('listing.take_over'),
@@ -92,6 +98,7 @@ export const listingTakeOver = z.object({
   ...listingFields,
   previous_provider_id: listingFields.provider_id,
   previous_owner_since: z.number().int().nonnegative(),
+  previous_owner_generation: z.number().int().nonnegative().optional(),
   proof: takeoverProof,
 });
 /**

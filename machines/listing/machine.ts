@@ -1,7 +1,7 @@
 import { assertEvent, assign, setup } from 'xstate';
 import { contextFrom } from '../kit/durable.ts';
 import { effectActions } from '../kit/effects.ts';
-import { fieldsOf, initialListingContext, scanOf, type ListingContext } from './context.ts';
+import { fieldsOf, initialListingContext, ownerGeneration, scanOf, type ListingContext } from './context.ts';
 import type { ListingEvent, ListingRegisterEvent } from './events.ts';
 import * as rules from './rules.ts';
 import { recordExecution, recordProbe } from './score.ts';
@@ -37,7 +37,9 @@ const listing = setup({
     }),
     takeOver: assign(({ context, event }) => {
       assertEvent(event, 'listing.take_over');
-      return { ...fieldsOf(event), updated_at: event.at, owner_since: event.at, scan: rules.scanAfterTakeover(context, event) };
+      // Counted, not timed: two ownerships begun in one millisecond, or A -> B -> A, stay apart (ADR 0077).
+      const owner_generation = ownerGeneration(context) + 1;
+      return { ...fieldsOf(event), updated_at: event.at, owner_since: event.at, owner_generation, scan: rules.scanAfterTakeover(context, event) };
     }),
     executed: assign(({ context, event }) => {
       assertEvent(event, 'listing.executed');

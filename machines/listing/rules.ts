@@ -1,4 +1,4 @@
-import { ownerSince, scanOf, type ListingContext } from './context.ts';
+import { ownerGeneration, ownerSince, scanOf, type ListingContext } from './context.ts';
 import { recordProbe, statusOf, type ScanEntry, type ScanState, type ScannedStatus } from './score.ts';
 import type { ListingAssetEntry, ListingEvent, ListingTakeOverEvent, TakeoverProof } from './events.ts';
 
@@ -15,12 +15,21 @@ export function newSettlement(ctx: ListingContext, e: ListingEvent): boolean {
 }
 
 /**
+ * Whether a probe was made against the listing's current ownership: its generation when it
+ * names one (ADR 0077), else its owner's id (ADR 0072), else (older probes) always.
+ */
+export function currentProbe(ctx: ListingContext, e: Extract<ListingEvent, { type: 'listing.probed' }>): boolean {
+  if (e.owner_generation !== undefined) return e.owner_generation === ownerGeneration(ctx) && (e.provider_id ?? ctx.provider_id) === ctx.provider_id;
+  return e.provider_id === undefined || e.provider_id === ctx.provider_id;
+}
+
+/**
  * The status a probe result leads to, from the scan state it leaves (score.ts `statusOf`);
- * null when it is not this owner's: a probe judged against the terms of the key the listing
- * had before a takeover is not recorded (ADR 0072).
+ * null when it is not this ownership's: a probe judged against the terms of an earlier one
+ * is not recorded (ADR 0072, 0077).
  */
 export function statusAfterProbe(ctx: ListingContext, e: ListingEvent): ScannedStatus | null {
-  if (e.type !== 'listing.probed' || (e.provider_id !== undefined && e.provider_id !== ctx.provider_id)) return null;
+  if (e.type !== 'listing.probed' || !currentProbe(ctx, e)) return null;
   return statusOf(recordProbe(scanOf(ctx), probeEntry(e), e.next_probe_in_ms));
 }
 
@@ -49,7 +58,7 @@ export function provenTakeover(ctx: ListingContext, e: ListingEvent): boolean {
     e.resource_id === ctx.resource_id &&
     e.provider_id !== ctx.provider_id &&
     e.previous_provider_id === ctx.provider_id &&
-    e.previous_owner_since === ownerSince(ctx) &&
+    (e.previous_owner_generation !== undefined ? e.previous_owner_generation === ownerGeneration(ctx) : e.previous_owner_since === ownerSince(ctx)) &&
     unnamedPayees(e.assets, e.proof).length === 0
   );
 }

@@ -44,7 +44,8 @@ const register = parse({ type: 'listing.register', id: 'r1', at: T, ...fields('p
 interface TakeOver {
   by: Key;
   at: number;
-  prev: { provider: string; since: number };
+  /** The ownership the proof was made against; without `gen` the event is one from before ADR 0077. */
+  prev: { provider: string; since: number; gen?: number };
   /** Payees the proof shows on each lane; USDC only unless `anm` is set. */
   usdc: string[];
   anm?: string[];
@@ -53,15 +54,16 @@ interface TakeOver {
 const takeOver = (t: TakeOver, id = `t${t.at}`) =>
   parse({
     type: 'listing.take_over', id, at: t.at, ...fields(t.by, t.anm !== undefined),
-    previous_provider_id: t.prev.provider, previous_owner_since: t.prev.since,
+    previous_provider_id: t.prev.provider, previous_owner_since: t.prev.since, previous_owner_generation: t.prev.gen,
     proof: {
       probed_at: t.at - 5, outcome: t.outcome ?? 'ok', http_status: 402, latency_ms: 12, detail: '',
       payees: [{ asset: 'USDC', pay_to: t.usdc }, ...(t.anm ? [{ asset: 'ANM', pay_to: t.anm }] : [])],
     },
   });
 const ctxOf = (s: PersistedSnapshot) => s.context as ListingContext;
-const probeBy = (k: Key, at: number, outcome: ProbeOutcome) =>
-  parse({ type: 'listing.probed', id: `p${at}`, at, outcome, http_status: 402, latency_ms: 10, detail: '', next_probe_in_ms: 600_000, provider_id: k });
+/** A scanner probe judged against `k`'s terms, read at ownership `gen` (absent: a probe from before ADR 0077). */
+const probeBy = (k: Key, at: number, outcome: ProbeOutcome, gen?: number, id = `p${at}`) =>
+  parse({ type: 'listing.probed', id, at, outcome, http_status: 402, latency_ms: 10, detail: '', next_probe_in_ms: 600_000, provider_id: k, owner_generation: gen });
 
 describe('listing takeover (ADR 0072)', () => {
   const a0 = { provider: 'prov_a1', since: T };
@@ -106,48 +108,75 @@ describe('listing takeover (ADR 0072)', () => {
     expect(step(listingDefinition, taken, parse({ type: 'listing.update', id: 'u1', at: T + 30, ...fields('prov_a1') })).accepted).toBe(false);
   });
 
-  it('model: any run of takeovers (fresh or stale, proven or not), updates and probes leaves the one owner the model predicts; the journal replays to the snapshot', () => {
+  it('A -> B -> A within one probe, all in one millisecond: the probe read at A\'s first ownership and a takeover proven against it are ignored (ADR 0077)', () => {
+    const a = { provider: 'prov_a1', since: T, gen: 0 };
+    let snap = create(listingDefinition, register).snapshot;
+    // B and then A again take the listing over in the same millisecond as A registered it.
+    snap = step(listingDefinition, snap, takeOver({ by: 'prov_b2', at: T, prev: a, usdc: [payTo('prov_b2')] }, 'tb')).snapshot;
+    snap = step(listingDefinition, snap, takeOver({ by: 'prov_a1', at: T, prev: { provider: 'prov_b2', since: T, gen: 1 }, usdc: [payTo('prov_a1')] }, 'ta')).snapshot;
+    expect({ owner: ctxOf(snap).provider_id, since: ctxOf(snap).owner_since, gen: ctxOf(snap).owner_generation }).toEqual({ owner: 'prov_a1', since: T, gen: 2 });
+    // Owner and start are A's again: only the generation tells the first ownership from this one.
+    expect(step(listingDefinition, snap, probeBy('prov_a1', T + 1, 'pay_to_mismatch', 0)).accepted).toBe(false);
+    expect(step(listingDefinition, snap, takeOver({ by: 'prov_c3', at: T + 1, prev: a, usdc: [payTo('prov_c3')] })).accepted).toBe(false);
+    expect(step(listingDefinition, snap, probeBy('prov_a1', T + 1, 'ok', 2)).accepted).toBe(true);
+    expect(step(listingDefinition, snap, takeOver({ by: 'prov_c3', at: T + 1, prev: { ...a, gen: 2 }, usdc: [payTo('prov_c3')] })).accepted).toBe(true);
+  });
+
+  it('model: any run of takeovers (fresh or stale, proven or not, with or without a generation), updates and probes leaves the one owner the model predicts; the journal replays to the snapshot', () => {
     const key = fc.constantFrom<Key>(...KEYS);
+    // `dt` 0 puts an event in the same millisecond as the one before, so ownerships can share a start.
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('take' as const), by: key, named: fc.constantFrom<Key | 'none'>(...KEYS, 'none'), stale: fc.nat(3) }),
-      fc.record({ kind: fc.constant('update' as const), by: key }),
-      fc.record({ kind: fc.constant('probe' as const), by: key, outcome: fc.constantFrom<ProbeOutcome>('ok', 'pay_to_mismatch', 'timeout') }),
+      // Half the proofs name the taker, so ownerships change often enough to come back to a key (A -> B -> A).
+      fc.record({ kind: fc.constant('take' as const), by: key, named: fc.oneof(fc.constant('self' as const), fc.constantFrom<Key | 'none'>(...KEYS, 'none')), stale: fc.nat(3), legacy: fc.boolean(), dt: fc.nat(1) }),
+      fc.record({ kind: fc.constant('update' as const), by: key, dt: fc.nat(1) }),
+      // A probe read at an earlier ownership (`stale` back), or from before ADR 0077 (no generation, any key's terms).
+      fc.record({ kind: fc.constant('probe' as const), by: key, stale: fc.nat(2), legacy: fc.boolean(), outcome: fc.constantFrom<ProbeOutcome>('ok', 'pay_to_mismatch', 'timeout'), dt: fc.nat(1) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      fc.property(fc.array(op, { minLength: 10, maxLength: 40, size: 'max' }), (ops) => {
         let snap = create(listingDefinition, register).snapshot;
         const journal: ListingEvent[] = [register];
-        // Every ownership so far, newest last: a stale proof names one of the earlier ones.
-        const owners: Array<{ provider: Key; since: number }> = [{ provider: 'prov_a1', since: T }];
+        // Every ownership so far, newest last: a stale proof or probe names one of the earlier ones.
+        const owners: Array<{ provider: Key; since: number; gen: number }> = [{ provider: 'prov_a1', since: T, gen: 0 }];
+        let at = T;
         ops.forEach((o, i) => {
-          const at = T + 1 + i;
+          at += o.dt;
           const cur = owners.at(-1)!;
           let e: ListingEvent;
           let expected: boolean;
           if (o.kind === 'take') {
             const prev = owners[Math.max(0, owners.length - 1 - o.stale)]!;
-            e = takeOver({ by: o.by, at, prev: { provider: prev.provider, since: prev.since }, usdc: o.named === 'none' ? [] : [payTo(o.named)] }, `t${i}`);
-            expected = o.by !== cur.provider && prev === cur && o.named === o.by;
+            const payee = o.named === 'self' ? o.by : o.named;
+            const named = payee === 'none' ? [] : [payTo(payee)];
+            e = takeOver({ by: o.by, at, prev: { provider: prev.provider, since: prev.since, gen: o.legacy ? undefined : prev.gen }, usdc: named }, `t${i}`);
+            // Without a generation, an earlier ownership of the same key begun in the same millisecond passes for the current one.
+            const current = o.legacy ? prev.provider === cur.provider && prev.since === cur.since : prev === cur;
+            expected = o.by !== cur.provider && current && payee === o.by;
           } else if (o.kind === 'update') {
             e = parse({ type: 'listing.update', id: `u${i}`, at, ...fields(o.by) });
             expected = o.by === cur.provider;
-          } else {
-            e = probeBy(o.by, at, o.outcome);
+          } else if (o.legacy) {
+            e = probeBy(o.by, at, o.outcome, undefined, `p${i}`);
             expected = o.by === cur.provider;
+          } else {
+            const read = owners[Math.max(0, owners.length - 1 - o.stale)]!;
+            e = probeBy(read.provider, at, o.outcome, read.gen, `p${i}`);
+            expected = read === cur;
           }
           const r = step(listingDefinition, snap, e);
           // Pure: the same snapshot and event give the same result again.
           expect(step(listingDefinition, JSON.parse(JSON.stringify(snap)) as PersistedSnapshot, e)).toEqual(r);
           expect(r.accepted).toBe(expected);
-          if (o.kind === 'take' && expected) owners.push({ provider: o.by, since: at });
+          if (o.kind === 'take' && expected) owners.push({ provider: o.by, since: at, gen: cur.gen + 1 });
           if (r.accepted) journal.push(e);
           snap = r.snapshot;
           expect(ctxOf(snap).provider_id).toBe(owners.at(-1)!.provider);
+          expect(ctxOf(snap).owner_generation ?? 0).toBe(owners.at(-1)!.gen);
           expect(ctxOf(snap).assets.every((a) => a.pay_to === payTo(owners.at(-1)!.provider))).toBe(true);
         });
         expect(replay(listingDefinition, journal)).toEqual(snap);
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 });

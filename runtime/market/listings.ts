@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { ownerSince, type ListingContext } from '../../machines/listing/context.ts';
+import { ownerGeneration, ownerSince, type ListingContext } from '../../machines/listing/context.ts';
 import type { ListingEvent, ListingRegisterEvent, TakeoverProof } from '../../machines/listing/events.ts';
 import { listingRecord, type ListingRecord, type ListingStatus } from '../../machines/listing/view.ts';
 import { DEFAULT_LANE_NETWORKS, type LaneNetworks } from '../../machines/money/market.ts';
@@ -139,9 +139,13 @@ export class Listings {
   private async takeOver(target: ActorTarget, fields: ListingFields, owner: ListingContext, digest: string, proof: TakeoverProof): Promise<ApplyResult> {
     const refused = notProven(fields.assets, proof);
     if (refused) throw new MarketRefusal('forbidden', refused);
-    const since = ownerSince(owner);
+    const generation = ownerGeneration(owner);
     // The same signed body against the same ownership is one event; against a later one, another.
-    const event = { type: 'listing.take_over', id: `take-over:${digest}:${since}`, at: this.clock(), ...fields, previous_provider_id: owner.provider_id, previous_owner_since: since, proof } satisfies ListingEvent;
+    // The owner's start still travels for a process of the release before ADR 0077 during a rolling deploy.
+    const event = {
+      type: 'listing.take_over', id: `take-over:${digest}:g${generation}`, at: this.clock(), ...fields,
+      previous_provider_id: owner.provider_id, previous_owner_since: ownerSince(owner), previous_owner_generation: generation, proof,
+    } satisfies ListingEvent;
     return this.host.apply(target, event);
   }
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventBase } from '../../../machines/kit/durable.ts';
-import { scanOf, type ListingContext } from '../../../machines/listing/context.ts';
+import { ownerGeneration, scanOf, type ListingContext } from '../../../machines/listing/context.ts';
 import type { ListingEvent } from '../../../machines/listing/events.ts';
 import { PROBE_TIMER } from '../../../machines/listing/machine.ts';
 import { DEFAULT_PROBE_INTERVAL_MS } from '../../../machines/listing/score.ts';
@@ -130,8 +130,9 @@ export class Scanner {
     if (this.keepRounds) this.probed.push(`${resourceId}:${eventId}`);
     const interval = this.opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
     const jitter = Math.floor((this.opts.random ?? Math.random)() * (this.opts.jitterMs ?? interval / 10));
-    // Judged against this owner's terms: a probe in flight while the listing changes hands is not the new owner's (ADR 0072).
-    const event = { type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter, provider_id: ctx.provider_id } satisfies ListingEvent;
+    // Judged against this ownership's terms: a probe in flight while the listing changes hands, even back to
+    // the same key, is not the new ownership's (ADR 0072, 0077).
+    const event = { type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter, provider_id: ctx.provider_id, owner_generation: ownerGeneration(ctx) } satisfies ListingEvent;
     const applied = await this.host.apply({ kind: LISTING_KIND, id: resourceId }, event);
     this.opts.onProbed?.(resourceId, result);
     return applied;
