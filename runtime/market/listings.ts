@@ -56,10 +56,10 @@ export class Listings {
     private readonly firstProbeMaxMs = FIRST_PROBE_MAX_MS,
     /** How a takeover's proof reaches the endpoint: the scanner's and routed execution's rules. */
     private readonly control: ControlProbe = { forward: { allowPrivate: false } },
-    /** After a takeover probe, the listing's next attempt waits this long (ADR 0072). */
+    /** After a takeover probe, the listing's next attempt, by any process, waits this long (ADR 0072, 0077). */
     takeoverCooldownMs = TAKEOVER_COOLDOWN_MS,
   ) {
-    this.gate = new TakeoverGate(takeoverCooldownMs, clock);
+    this.gate = new TakeoverGate(db, takeoverCooldownMs);
   }
 
   private readonly gate: TakeoverGate;

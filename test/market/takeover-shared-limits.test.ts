@@ -1,0 +1,171 @@
+/**
+ * The takeover cooldown holds across marketplace processes (ADR 0077; ADR 0072 "How often the
+ * endpoint is called"; docs/marketplace.md "POST /api/v1/resources"): two instances, each with
+ * its own connection pool, bus connection, engine and takeover gate, share one real PostgreSQL.
+ * Copies of a registration sent to both at once reach the endpoint once; the instance that did
+ * not probe answers 429 rate_limited with Retry-After, and so does either instance for another
+ * key within the cooldown; after it the endpoint is probed again. The claim's SQL is also run
+ * on PGlite, the embedded default, through two gates over one database.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TakeoverProof } from '../../machines/listing/events.ts';
+import type { ListingRecord } from '../../machines/listing/view.ts';
+import { USDC_TOKEN } from '../../machines/money/market.ts';
+import { NatsBus } from '../../runtime/bus/nats-bus.ts';
+import { MarketRefusal } from '../../runtime/market/errors.ts';
+import { TakeoverGate } from '../../runtime/market/takeover-gate.ts';
+import type { Db } from '../../storage/db.ts';
+import { openDb } from '../../storage/open.ts';
+import { DATABASE_URL, NATS_URL, backendFactories, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
+import { seller, signedListing, type Seller } from '../fixtures/market.ts';
+import { startScanMarket, startScanRuntime, stopScanSuite, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
+
+const COOLDOWN_MS = 5_000;
+const COPIES = 12;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const answer = (r: { status: number; json: unknown }) => `${r.status} ${(r.json as { error?: { code?: string } }).error?.code ?? 'none'}`;
+
+describe.runIf(realAvailable)('takeover cooldown across two marketplace instances on one PostgreSQL (ADR 0077)', () => {
+  let backend: Backend;
+  let db2: Db;
+  let bus2: NatsBus;
+  let rt1: ScanRuntime;
+  let rt2: ScanRuntime;
+  let m1: ScanMarket;
+  let m2: ScanMarket;
+  let server: Server;
+  let base: string;
+  const hits: Record<string, number> = {};
+  const payees: Record<string, string[]> = {};
+
+  beforeAll(async () => {
+    backend = await openReal();
+    // The second instance joins the first one's schema and bus namespace with connections of its own.
+    db2 = await openDb({ databaseUrl: DATABASE_URL, schema: backend.schema });
+    bus2 = await NatsBus.connect({ url: NATS_URL, namespace: backend.namespace! });
+    rt1 = await startScanRuntime(backend.db, backend.bus, { intervalMs: 3_600_000 });
+    rt2 = await startScanRuntime(db2, bus2, { intervalMs: 3_600_000 });
+    m1 = await startScanMarket(rt1, backend.db, { takeoverCooldownMs: COOLDOWN_MS });
+    m2 = await startScanMarket(rt2, db2, { takeoverCooldownMs: COOLDOWN_MS });
+    const app = express();
+    // 300 ms per answer: copies sent at once to both instances arrive while the first probe runs.
+    app.get('/:name', (req, res) => {
+      const name = req.params.name;
+      hits[name] = (hits[name] ?? 0) + 1;
+      setTimeout(() => {
+        const to = payees[name];
+        if (!to) return void res.status(404).send('no such thing');
+        res.status(402).json({
+          x402Version: 1,
+          error: 'X-PAYMENT header is required',
+          accepts: to.map((payTo) => ({
+            scheme: 'exact', network: 'base', maxAmountRequired: '20000', resource: `${base}${req.path}`, description: 'tides',
+            mimeType: 'application/json', payTo, maxTimeoutSeconds: 60, asset: USDC_TOKEN.address, extra: { name: USDC_TOKEN.name, version: USDC_TOKEN.version },
+          })),
+        });
+      }, 300);
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopScanSuite({ rt: rt2, m: m2 });
+    await bus2?.close();
+    await db2?.close();
+    await stopScanSuite({ rt: rt1, m: m1, server, backend });
+  });
+
+  const body = (s: Seller, path: string, name: string) => signedListing(s, { name, endpoint: `${base}/${path}`, price: '0.02' });
+  const read = async (id: string) => (await m1.req('GET', `/api/v1/resources/${id}`)).json as ListingRecord;
+
+  async function squatted(path: string): Promise<ListingRecord> {
+    const res = await m1.req('POST', '/api/v1/resources', { body: await body(seller(), path, `Tide table ${path}`) });
+    expect(res.status).toBe(201);
+    const id = (res.json as ListingRecord).resource_id;
+    for (let i = 0; i < 100 && (await read(id)).recent_scans.length === 0; i++) await sleep(50);
+    expect((await read(id)).recent_scans).toHaveLength(1);
+    return read(id);
+  }
+
+  it.each([
+    { title: 'an endpoint answering 404', path: 'gone', proven: false, probed: '403 forbidden' },
+    // A copy reaching the probing instance after its takeover finds the listing its own: 200 as well.
+    { title: 'an endpoint whose 402 names the key', path: 'mine', proven: true, probed: '200 none' },
+  ])('$title: copies sent to both instances probe once; the other instance answers 429; after the cooldown a probe again', async (c) => {
+    const listing = await squatted(c.path);
+    const key = seller();
+    if (c.proven) payees[c.path] = [key.evm.address];
+    const signed = await body(key, c.path, `Tide table ${c.path} by its owner`);
+    const before = hits[c.path] ?? 0;
+
+    const sent = Date.now();
+    const copies = await Promise.all(Array.from({ length: COPIES }, (_, i) => (i % 2 ? m2 : m1).req('POST', '/api/v1/resources', { body: signed })));
+    expect(Date.now() - sent).toBeLessThan(COOLDOWN_MS);
+    // Per process, each instance would have probed once: twice in all.
+    expect(hits[c.path]! - before).toBe(1);
+    const by = [0, 1].map((k) => copies.filter((_, i) => i % 2 === k).map(answer));
+    const probing = by.findIndex((a) => a.includes(c.probed));
+    expect(probing).toBeGreaterThanOrEqual(0);
+    // The instance that did not probe refused every copy it got before the takeover (a proven one after it finds the listing the key's).
+    const other = by[1 - probing]!;
+    expect(other.filter((a) => a !== '429 rate_limited' && !(c.proven && a === c.probed))).toEqual([]);
+    expect(other).toContain('429 rate_limited');
+    const takeovers = await backend.db.query(`SELECT 1 FROM actor_events WHERE actor_id = $1 AND event->>'type' = 'listing.take_over'`, [listing.resource_id]);
+    expect(takeovers.rows).toHaveLength(c.proven ? 1 : 0);
+
+    // Another key on each instance within the cooldown: 429 with Retry-After, no request.
+    for (const m of [m1, m2]) {
+      const res = await m.req('POST', '/api/v1/resources', { body: await body(seller(), c.path, `Tide table ${c.path} again`) });
+      const err = (res.json as { error: { code: string; retryAfter: number } }).error;
+      expect({ status: res.status, code: err.code, header: Number(res.headers['retry-after']) }).toEqual({ status: 429, code: 'rate_limited', header: err.retryAfter });
+      expect(err.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(err.retryAfter).toBeLessThanOrEqual(Math.ceil(COOLDOWN_MS / 1000));
+    }
+    expect(hits[c.path]! - before).toBe(1);
+
+    await sleep(COOLDOWN_MS + 100);
+    const later = await m2.req('POST', '/api/v1/resources', { body: await body(seller(), c.path, `Tide table ${c.path} later`) });
+    expect(later.status).toBe(403);
+    expect(hits[c.path]! - before).toBe(2);
+  });
+});
+
+describe.each(backendFactories)('takeover cooldown claim on %s: two gates over one database', (_name, open) => {
+  let backend: Backend;
+  beforeAll(async () => {
+    backend = await open();
+  }, 60_000);
+  afterAll(() => backend?.close());
+
+  const proof: TakeoverProof = { probed_at: 0, outcome: 'ok', http_status: 402, latency_ms: 1, detail: '', payees: [] };
+
+  it('the first claims the probe, the second is refused with what is left of the cooldown, then claims it once it ended', async () => {
+    const [a, b] = [new TakeoverGate(backend.db, 1_500), new TakeoverGate(backend.db, 1_500)];
+    let probes = 0;
+    const probe = async () => (probes++, proof);
+    await a.run('res_aa', 'terms-a', probe, async () => 'a');
+    const refused = await b.run('res_aa', 'terms-b', probe, async () => 'b').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MarketRefusal);
+    expect({ code: (refused as MarketRefusal).code, retryAfter: (refused as MarketRefusal).retryAfter }).toEqual({ code: 'rate_limited', retryAfter: 2 });
+    // Another listing is not held by this one's cooldown.
+    expect(await b.run('res_bb', 'terms-b', probe, async () => 'b')).toBe('b');
+    expect(probes).toBe(2);
+    await sleep(1_600);
+    expect(await b.run('res_aa', 'terms-b', probe, async () => 'b')).toBe('b');
+    expect(probes).toBe(3);
+  });
+
+  it('claims made at once by many gates: one probes', async () => {
+    const gates = Array.from({ length: 8 }, () => new TakeoverGate(backend.db, 60_000));
+    let probes = 0;
+    const results = await Promise.allSettled(gates.map((g, i) => g.run('res_cc', `terms-${i}`, async () => (probes++, proof), async () => i)));
+    expect(probes).toBe(1);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => ((r).reason as MarketRefusal).code)).toEqual(Array(7).fill('rate_limited'));
+  });
+});
