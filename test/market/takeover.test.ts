@@ -106,6 +106,8 @@ describe('listing takeover by the endpoint\'s proven owner (ADR 0072)', () => {
     expect(more).toEqual([]);
     expect(event).toMatchObject({ provider_id: rec.provider_id, previous_provider_id: listing.provider_id });
     expect(Math.floor((event?.previous_owner_since ?? 0) / 1000)).toBe(listing.created_at);
+    // The registration's ownership is generation 0 (ADR 0077).
+    expect(event?.previous_owner_generation).toBe(0);
     expect(event?.proof).toMatchObject({ outcome: 'ok', http_status: 402, payees: [{ asset: 'USDC', pay_to: [owner.evm.address] }] });
 
     // Quotes now name the owner as the seller leg.
@@ -128,7 +130,12 @@ describe('listing takeover by the endpoint\'s proven owner (ADR 0072)', () => {
     const again = await register(squatter, 'forecast', 'Zebrafish tide forecast');
     expect({ status: again.status, provider_id: (again.json as ListingRecord).provider_id }).toEqual({ status: 200, provider_id: listing.provider_id });
     const chain = await takeovers(listing.resource_id);
-    expect(chain.map((e) => [e.previous_provider_id, e.provider_id])).toEqual([[listing.provider_id, rec.provider_id], [rec.provider_id, listing.provider_id]]);
+    expect(chain.map((e) => [e.previous_provider_id, e.provider_id, e.previous_owner_generation])).toEqual([[listing.provider_id, rec.provider_id, 0], [rec.provider_id, listing.provider_id, 1]]);
+    // Squatter, owner, squatter again: the scanner's next probes name the third ownership, not only its key (ADR 0077).
+    const probedAt = async (gen: number) =>
+      (await backend.db.query(`SELECT 1 FROM actor_events WHERE actor_id = $1 AND event->>'type' = 'listing.probed' AND (event->>'owner_generation')::int = $2 AND event->>'provider_id' = $3`, [listing.resource_id, gen, listing.provider_id])).rows.length;
+    for (let i = 0; i < 100 && (await probedAt(2)) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await probedAt(2)).toBeGreaterThan(0);
   });
 
   it('two takeovers racing end with one owner, each checked against the ownership it replaced', async () => {
@@ -147,6 +154,7 @@ describe('listing takeover by the endpoint\'s proven owner (ADR 0072)', () => {
     expect(events[0]?.previous_provider_id).toBe(first.provider_id);
     expect(events[1]?.previous_provider_id).toBe(events[0]?.provider_id);
     expect(events[1]?.previous_owner_since).toBe(events[0]?.at);
+    expect(events.map((e) => e.previous_owner_generation)).toEqual([0, 1]);
     expect((await read(first.resource_id)).provider_id).toBe(events[1]?.provider_id);
   });
 });
