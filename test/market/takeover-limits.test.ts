@@ -7,24 +7,17 @@
  * with no event and its status kept. The scanner's rounds are an hour apart here, so every
  * request the seller counts after a listing's first scan is a takeover's.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingRecord } from '../../machines/listing/view.ts';
-import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { seller, signedListing, type Seller } from '../fixtures/market.ts';
 import { startScanMarket, startScanRuntime, stopScanSuite, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
+import { squattedListing, startTakeoverSeller, type TakeoverSeller } from './takeover-seller.ts';
 
 let backend: Backend;
 let rt: ScanRuntime;
 let m: ScanMarket;
-let server: Server;
-let base: string;
-/** Requests each endpoint got, and whom its 402 pays (none: it answers 404). */
-const hits: Record<string, number> = {};
-const payees: Record<string, string[]> = {};
+let endpoints: TakeoverSeller;
 /**
  * Short, so the test sees it end; long enough that every copy, whose signatures are checked one
  * after another on a busy machine, arrives within it.
@@ -36,46 +29,17 @@ beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
   rt = await startScanRuntime(backend.db, backend.bus, { intervalMs: 3_600_000 });
   m = await startScanMarket(rt, backend.db, { takeoverCooldownMs: COOLDOWN_MS });
-  const app = express();
-  // Each answer takes 300 ms, so copies sent at once arrive while the first probe is in flight or just after.
-  app.get('/:name', (req, res) => {
-    const name = req.params.name;
-    hits[name] = (hits[name] ?? 0) + 1;
-    setTimeout(() => {
-      const to = payees[name];
-      if (!to) return void res.status(404).send('no such thing');
-      res.status(402).json({
-        x402Version: 1,
-        error: 'X-PAYMENT header is required',
-        accepts: to.map((payTo) => ({
-          scheme: 'exact', network: 'base', maxAmountRequired: '20000', resource: `${base}${req.path}`, description: 'tides',
-          mimeType: 'application/json', payTo, maxTimeoutSeconds: 60, asset: USDC_TOKEN.address, extra: { name: USDC_TOKEN.name, version: USDC_TOKEN.version },
-        })),
-      });
-    }, 300);
-  });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoints = await startTakeoverSeller();
 }, 60_000);
 
-afterAll(() => stopScanSuite({ rt, m, server, backend }));
+afterAll(() => stopScanSuite({ rt, m, server: endpoints?.server, backend }));
 
-const body = (s: Seller, path: string, name: string) => signedListing(s, { name, endpoint: `${base}/${path}`, price: '0.02' });
+const body = (s: Seller, path: string, name: string) => signedListing(s, { name, endpoint: `${endpoints.base}/${path}`, price: '0.02' });
 const post = (b: unknown) => m.req('POST', '/api/v1/resources', { body: b });
 const read = async (id: string) => (await m.req('GET', `/api/v1/resources/${id}`)).json as ListingRecord;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const journal = async (id: string) => (await backend.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1`, [id])).rows[0]?.n;
-
-/** A squatter's listing of `path`, once the scanner's first probe of it is recorded (that request is the scanner's). */
-async function squatted(path: string): Promise<ListingRecord> {
-  const res = await post(await body(seller(), path, `Tide table ${path}`));
-  expect(res.status).toBe(201);
-  const id = (res.json as ListingRecord).resource_id;
-  for (let i = 0; i < 100 && (await read(id)).recent_scans.length === 0; i++) await sleep(50);
-  expect((await read(id)).recent_scans).toHaveLength(1);
-  return read(id);
-}
+const squatted = (path: string) => squattedListing(m, endpoints.base, path);
 
 describe('takeover probes per listing (ADR 0072)', () => {
   // Whether the proof succeeds or not, the copies share one probe. A refused copy whose signatures
@@ -88,15 +52,15 @@ describe('takeover probes per listing (ADR 0072)', () => {
   it.each(cases)('$title; $path probed once for all copies, 429 within the cooldown, probed again after it', async (c) => {
     const listing = await squatted(c.path);
     const key = seller();
-    if (c.proven) payees[c.path] = [key.evm.address];
+    if (c.proven) endpoints.payees[c.path] = [key.evm.address];
     const signed = await body(key, c.path, `Tide table ${c.path} by its owner`);
-    const before = hits[c.path] ?? 0;
+    const before = endpoints.hits[c.path] ?? 0;
 
     const sent = Date.now();
     const copies = await Promise.all(Array.from({ length: COPIES }, () => post(signed)));
     // Otherwise a late copy could be outside the cooldown and probe again: the test would say nothing.
     expect(Date.now() - sent).toBeLessThan(COOLDOWN_MS);
-    expect(hits[c.path]! - before).toBe(1);
+    expect(endpoints.hits[c.path]! - before).toBe(1);
     const answers = copies.map((r) => `${r.status} ${(r.json as { error?: { code?: string } }).error?.code ?? 'none'}`);
     expect(answers.filter((a) => !c.answers.includes(a))).toEqual([]);
     expect(answers).toContain(c.answers[0]);
@@ -111,18 +75,18 @@ describe('takeover probes per listing (ADR 0072)', () => {
     // What is left of the cooldown, in whole seconds.
     expect(refusal.retryAfter).toBeGreaterThanOrEqual(1);
     expect(refusal.retryAfter).toBeLessThanOrEqual(Math.ceil(COOLDOWN_MS / 1000));
-    expect(hits[c.path]! - before).toBe(1);
+    expect(endpoints.hits[c.path]! - before).toBe(1);
 
     await sleep(COOLDOWN_MS + 100);
     const later = await post(await body(seller(), c.path, `Tide table ${c.path} later`));
     expect(later.status).toBe(403);
-    expect(hits[c.path]! - before).toBe(2);
+    expect(endpoints.hits[c.path]! - before).toBe(2);
   });
 
   it('a successful takeover sent again answers the listing as it is: same status, no probe, no event', async () => {
     const listing = await squatted('tide');
     const owner = seller();
-    payees.tide = [owner.evm.address];
+    endpoints.payees.tide = [owner.evm.address];
     const signed = await body(owner, 'tide', 'Tide table by its owner');
     const taken = await post(signed);
     expect(taken.status).toBe(200);
@@ -131,7 +95,7 @@ describe('takeover probes per listing (ADR 0072)', () => {
     // As after any probe (docs/marketplace.md "status"): the squatter's pay_to_mismatch among the last five makes it degraded.
     expect(rec.status).toBe(rec.recent_scans.slice(0, 5).every((p) => p.outcome === 'ok') ? 'verified' : 'degraded');
     const events = await journal(listing.resource_id);
-    const probes = hits.tide;
+    const probes = endpoints.hits.tide;
 
     // Sent again within the cooldown: neither a 429 nor an update resetting the status to unverified.
     const again = await post(signed);
@@ -139,7 +103,7 @@ describe('takeover probes per listing (ADR 0072)', () => {
     const rec2 = again.json as ListingRecord;
     expect({ status: rec2.status, provider_id: rec2.provider_id, scans: rec2.recent_scans.length }).toEqual({ status: rec.status, provider_id: rec.provider_id, scans: rec.recent_scans.length });
     expect(await journal(listing.resource_id)).toBe(events);
-    expect(hits.tide).toBe(probes);
+    expect(endpoints.hits.tide).toBe(probes);
     expect((await read(listing.resource_id)).status).toBe(rec.status);
   });
 });

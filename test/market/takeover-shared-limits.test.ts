@@ -7,13 +7,8 @@
  * key within the cooldown; after it the endpoint is probed again. The claim's SQL is also run
  * on PGlite, the embedded default, through two gates over one database.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TakeoverProof } from '../../machines/listing/events.ts';
-import type { ListingRecord } from '../../machines/listing/view.ts';
-import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
 import { MarketRefusal } from '../../runtime/market/errors.ts';
 import { TakeoverGate } from '../../runtime/market/takeover-gate.ts';
@@ -22,6 +17,7 @@ import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, NATS_URL, backendFactories, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { seller, signedListing, type Seller } from '../fixtures/market.ts';
 import { startScanMarket, startScanRuntime, stopScanSuite, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
+import { squattedListing, startTakeoverSeller, type TakeoverSeller } from './takeover-seller.ts';
 
 const COOLDOWN_MS = 5_000;
 const COPIES = 12;
@@ -36,10 +32,7 @@ describe.runIf(realAvailable)('takeover cooldown across two marketplace instance
   let rt2: ScanRuntime;
   let m1: ScanMarket;
   let m2: ScanMarket;
-  let server: Server;
-  let base: string;
-  const hits: Record<string, number> = {};
-  const payees: Record<string, string[]> = {};
+  let endpoints: TakeoverSeller;
 
   beforeAll(async () => {
     backend = await openReal();
@@ -50,64 +43,34 @@ describe.runIf(realAvailable)('takeover cooldown across two marketplace instance
     rt2 = await startScanRuntime(db2, bus2, { intervalMs: 3_600_000 });
     m1 = await startScanMarket(rt1, backend.db, { takeoverCooldownMs: COOLDOWN_MS });
     m2 = await startScanMarket(rt2, db2, { takeoverCooldownMs: COOLDOWN_MS });
-    const app = express();
-    // 300 ms per answer: copies sent at once to both instances arrive while the first probe runs.
-    app.get('/:name', (req, res) => {
-      const name = req.params.name;
-      hits[name] = (hits[name] ?? 0) + 1;
-      setTimeout(() => {
-        const to = payees[name];
-        if (!to) return void res.status(404).send('no such thing');
-        res.status(402).json({
-          x402Version: 1,
-          error: 'X-PAYMENT header is required',
-          accepts: to.map((payTo) => ({
-            scheme: 'exact', network: 'base', maxAmountRequired: '20000', resource: `${base}${req.path}`, description: 'tides',
-            mimeType: 'application/json', payTo, maxTimeoutSeconds: 60, asset: USDC_TOKEN.address, extra: { name: USDC_TOKEN.name, version: USDC_TOKEN.version },
-          })),
-        });
-      }, 300);
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    endpoints = await startTakeoverSeller();
   }, 60_000);
 
   afterAll(async () => {
     await stopScanSuite({ rt: rt2, m: m2 });
     await bus2?.close();
     await db2?.close();
-    await stopScanSuite({ rt: rt1, m: m1, server, backend });
+    await stopScanSuite({ rt: rt1, m: m1, server: endpoints?.server, backend });
   });
 
-  const body = (s: Seller, path: string, name: string) => signedListing(s, { name, endpoint: `${base}/${path}`, price: '0.02' });
-  const read = async (id: string) => (await m1.req('GET', `/api/v1/resources/${id}`)).json as ListingRecord;
-
-  async function squatted(path: string): Promise<ListingRecord> {
-    const res = await m1.req('POST', '/api/v1/resources', { body: await body(seller(), path, `Tide table ${path}`) });
-    expect(res.status).toBe(201);
-    const id = (res.json as ListingRecord).resource_id;
-    for (let i = 0; i < 100 && (await read(id)).recent_scans.length === 0; i++) await sleep(50);
-    expect((await read(id)).recent_scans).toHaveLength(1);
-    return read(id);
-  }
+  const body = (s: Seller, path: string, name: string) => signedListing(s, { name, endpoint: `${endpoints.base}/${path}`, price: '0.02' });
 
   it.each([
     { title: 'an endpoint answering 404', path: 'gone', proven: false, probed: '403 forbidden' },
     // A copy reaching the probing instance after its takeover finds the listing its own: 200 as well.
     { title: 'an endpoint whose 402 names the key', path: 'mine', proven: true, probed: '200 none' },
   ])('$title: copies sent to both instances probe once; the other instance answers 429; after the cooldown a probe again', async (c) => {
-    const listing = await squatted(c.path);
+    const listing = await squattedListing(m1, endpoints.base, c.path);
     const key = seller();
-    if (c.proven) payees[c.path] = [key.evm.address];
+    if (c.proven) endpoints.payees[c.path] = [key.evm.address];
     const signed = await body(key, c.path, `Tide table ${c.path} by its owner`);
-    const before = hits[c.path] ?? 0;
+    const before = endpoints.hits[c.path] ?? 0;
 
     const sent = Date.now();
     const copies = await Promise.all(Array.from({ length: COPIES }, (_, i) => (i % 2 ? m2 : m1).req('POST', '/api/v1/resources', { body: signed })));
     expect(Date.now() - sent).toBeLessThan(COOLDOWN_MS);
     // Per process, each instance would have probed once: twice in all.
-    expect(hits[c.path]! - before).toBe(1);
+    expect(endpoints.hits[c.path]! - before).toBe(1);
     const by = [0, 1].map((k) => copies.filter((_, i) => i % 2 === k).map(answer));
     const probing = by.findIndex((a) => a.includes(c.probed));
     expect(probing).toBeGreaterThanOrEqual(0);
@@ -126,12 +89,12 @@ describe.runIf(realAvailable)('takeover cooldown across two marketplace instance
       expect(err.retryAfter).toBeGreaterThanOrEqual(1);
       expect(err.retryAfter).toBeLessThanOrEqual(Math.ceil(COOLDOWN_MS / 1000));
     }
-    expect(hits[c.path]! - before).toBe(1);
+    expect(endpoints.hits[c.path]! - before).toBe(1);
 
     await sleep(COOLDOWN_MS + 100);
     const later = await m2.req('POST', '/api/v1/resources', { body: await body(seller(), c.path, `Tide table ${c.path} later`) });
     expect(later.status).toBe(403);
-    expect(hits[c.path]! - before).toBe(2);
+    expect(endpoints.hits[c.path]! - before).toBe(2);
   });
 });
 
