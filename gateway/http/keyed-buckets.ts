@@ -3,33 +3,31 @@
  * continuously. Each process enforces its own share; the map forgets its oldest callers first,
  * so a scan of many addresses cannot grow it without end.
  */
-interface Bucket {
+import type { Bucket } from '../../runtime/merchant/gate-types.ts';
+
+interface Held {
   tokens: number;
   at: number;
 }
 
 const MAX_TRACKED = 100_000;
 
-export interface Take {
-  ok: boolean;
-  /** Tokens left after this request, floored. */
-  remaining: number;
-  /** Seconds until one token is back (when refused). */
-  retryAfter: number;
-}
-
 export class KeyedBuckets {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, Held>();
   private readonly rate: number;
+  /** In the merchant gate's terms, so both ports answer with the same headers (gateway/http/rate-headers.ts). */
+  private readonly limits: Bucket['limits'];
 
   constructor(
     readonly perMinute: number,
     private readonly clock: () => number = Date.now,
   ) {
     this.rate = perMinute / 60_000;
+    this.limits = { capacity: perMinute, perMinute };
   }
 
-  take(key: string): Take {
+  /** One request's outcome; `tokens` is what is left after it (below 1 when refused). */
+  take(key: string): Bucket {
     const now = this.clock();
     const b = this.buckets.get(key) ?? { tokens: this.perMinute, at: now };
     b.tokens = Math.min(this.perMinute, b.tokens + (now - b.at) * this.rate);
@@ -38,8 +36,8 @@ export class KeyedBuckets {
     // Re-inserted: the map's order is least recently seen first.
     this.buckets.delete(key);
     this.buckets.set(key, b);
-    if (b.tokens < 1) return { ok: false, remaining: 0, retryAfter: Math.max(1, Math.ceil((1 - b.tokens) / this.rate / 1000)) };
+    if (b.tokens < 1) return { ok: false, tokens: b.tokens, limits: this.limits };
     b.tokens -= 1;
-    return { ok: true, remaining: Math.floor(b.tokens), retryAfter: 0 };
+    return { ok: true, tokens: b.tokens, limits: this.limits };
   }
 }

@@ -1,6 +1,6 @@
 /** X-RateLimit-* and Retry-After (spec "Limits"), from the gate's buckets. */
 import type { FastifyReply } from 'fastify';
-import type { Bucket, GateResult } from '../../runtime/merchant/gate.ts';
+import type { Bucket } from '../../runtime/merchant/gate.ts';
 import { AppError } from '../errors.ts';
 
 function perSec(b: Bucket): number {
@@ -9,9 +9,10 @@ function perSec(b: Bucket): number {
 
 /**
  * X-RateLimit-* of the tighter dimension (fewest whole tokens left; on a tie the smaller
- * capacity), or of the dimension that refused. Retry-After only on a refusal.
+ * capacity), or of the dimension that refused. Retry-After only on a refusal. The merchant
+ * gate's result, or the marketplace's one IP bucket (gateway/market/rate-limit.ts).
  */
-export function rateHeaders(reply: FastifyReply, g: GateResult): void {
+export function rateHeaders(reply: FastifyReply, g: { ip: Bucket; keyBucket?: Bucket | null }): void {
   const dims = g.keyBucket ? [g.ip, g.keyBucket] : [g.ip];
   const refused = dims.find((d) => !d.ok);
   const dim =
