@@ -31,6 +31,7 @@ export async function startMarketplaceFor(
       usdcToken: configuredUsdcToken(config),
       host: engine.host,
       listen: { host: config.HOST, port: config.MARKETPLACE_PORT },
+      drainMs: config.HTTP_DRAIN_MS,
       feeAddresses: { USDC: config.MARKETPLACE_FEE_ADDRESS_USDC, ANM: config.MARKETPLACE_FEE_ADDRESS_ANM },
       // Not PUBLIC_BASE_URL: that is the merchant service's base, on another port.
       publicBaseUrl: config.MARKETPLACE_PUBLIC_URL,

@@ -265,6 +265,11 @@ export async function startServices(config: Config): Promise<Services> {
       metrics = started;
       log(`metrics at ${started.url}/metrics (operator token as bearer)`);
     }
+    // Runs first on stop: both ports answer 503 at once, so HTTP_DRAIN_MS is waited once, not once per port.
+    stops.push(async () => {
+      http?.drain();
+      marketplace?.drain();
+    });
     log('started');
     return {
       config,

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { GatewayDeps } from './deps.ts';
+import { drainer } from './http/drain.ts';
 import { gatewayBucketKinds } from '../runtime/merchant/rate-buckets.ts';
 
 export interface HttpEdge {
@@ -30,7 +31,7 @@ export interface ListenOptions {
 const SWEEP_MS = 10 * 60 * 1000;
 
 export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>, listen: ListenOptions): Promise<HttpEdge> {
-  const lifecycle = { draining: false };
+  const { lifecycle, drain, drained } = drainer(listen.drainMs);
   let url = '';
   const app = await buildApp({ ...deps, lifecycle, baseUrl: () => listen.publicBaseUrl ?? url });
   url = await app.listen({ host: listen.host, port: listen.port });
@@ -44,13 +45,10 @@ export async function startHttp(deps: Omit<GatewayDeps, 'baseUrl' | 'lifecycle'>
   return {
     app,
     url,
-    drain() {
-      lifecycle.draining = true;
-    },
+    drain,
     async close() {
-      lifecycle.draining = true;
       clearInterval(sweep);
-      if (listen.drainMs) await new Promise((r) => setTimeout(r, listen.drainMs));
+      await drained();
       await app.close();
     },
   };

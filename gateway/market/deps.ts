@@ -30,6 +30,10 @@ export interface MarketDeps {
   /** The simulated USDC ledger, when it is the lane: its faucet and balances are served (usdc-faucet.ts). */
   usdcFaucet?: UsdcSimLedger | undefined;
   logger?: FastifyServerOptions['logger'];
+  /** True when the database answers (`/healthz`). */
+  dbHealthy: () => Promise<boolean>;
+  /** Set while the process drains: `/healthz` answers 503 (gateway/http/drain.ts). Absent: never draining. */
+  lifecycle?: { draining: boolean };
   /** Bearer token for `/metrics` (the operator token); without it `/metrics` is not served. */
   operatorToken?: string | undefined;
 }

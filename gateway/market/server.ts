@@ -11,11 +11,14 @@ import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import type { UsdcLedger, UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import type { Scanner } from '../../runtime/market/scanner/scanner.ts';
+import { drainer } from '../http/drain.ts';
 import { buildMarketApp } from './app.ts';
 
 export interface MarketEdge {
   url: string;
   market: MarketServices;
+  /** From now on `/healthz` answers 503; `close()` waits out HTTP_DRAIN_MS from here. */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -23,6 +26,8 @@ export interface MarketplaceOptions {
   db: Parameters<typeof openMarket>[0];
   host: ActorHost;
   listen: { host: string; port: number };
+  /** HTTP_DRAIN_MS: on close, `/healthz` answers 503 this long before the listener closes (docs/deploy.md "Stopping"). */
+  drainMs?: number | undefined;
   feeAddresses?: { USDC?: string | undefined; ANM?: string | undefined };
   /** The USDC lane's ledger when not the embedded simulation (runtime/market/lanes/usdc-viem.ts). */
   usdcLedger?: UsdcLedger | undefined;
@@ -63,12 +68,15 @@ export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdg
   await market.start(undefined, { watch: o.watch ?? true });
   // Play money only while the lane settles on the simulated ledger: its faucet serves `anmpay usdc fund`.
   const faucet = o.usdcLedger ? {} : { usdcFaucet: market.ledger };
-  const app = await buildMarketApp({ ...market, ...faucet, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
+  const { lifecycle, drain, drained } = drainer(o.drainMs);
+  const app = await buildMarketApp({ ...market, ...faucet, lifecycle, publicBaseUrl: o.publicBaseUrl, logger: o.logger, operatorToken: o.operatorToken });
   const url = await app.listen({ host: o.listen.host, port: o.listen.port });
   return {
     url,
     market,
+    drain,
     async close() {
+      await drained();
       market.stop();
       await app.close();
     },

@@ -40,6 +40,8 @@ export interface MarketServices {
   /** Probes listings: the rounds of this process's runtime and an operator's scan-now. */
   scanner: Scanner;
   feeAddresses: Record<MarketAsset, string>;
+  /** True when the database answers: the marketplace port's `/healthz`. */
+  dbHealthy(): Promise<boolean>;
   /**
    * Loads the index and starts its catch-up and, unless `watch` is false, the seller-leg watch
    * and the sweep of old purchase keys (one of several marketplace workers runs those, ADR 0051).
@@ -101,6 +103,7 @@ export function openMarket(
     // The runtime's scanner when this process runs one; else one for scan-now alone.
     scanner: opts.scanner ?? new Scanner(db, host, { forward, ...usdcAsset }),
     feeAddresses: opts.feeAddresses,
+    dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
     async start(pollMs = 1000, { watch: watching = true } = {}) {
       await index.refresh();
       index.start(pollMs);
