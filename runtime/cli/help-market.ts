@@ -78,7 +78,7 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
       name: 'scan',
       args: '<resource_id>',
       summary: 'probes a listing now (operator token: ANMPAY_OPERATOR_TOKEN or $ANMPAY_DATA_DIR/operator-token) and prints the probe and the listing\'s new status and score',
-      quiet: 'the probe\'s outcome (ok, mismatch, malformed, no_payment_required, http_error, server_error, timeout, unreachable, refused)',
+      quiet: 'the probe\'s outcome (ok, mismatch, pay_to_mismatch, malformed, no_payment_required, http_error, server_error, timeout, unreachable, refused)',
       example: 'anmpay market scan res_3f9a…',
     },
   ],

@@ -4,6 +4,7 @@
  * the help a reviewed change; the checks below keep the catalogue complete.
  */
 import { describe, expect, it } from 'vitest';
+import { probeOutcome } from '../../machines/listing/events.ts';
 import { commands } from './commands.ts';
 import { HELP, groupUsage, type CommandHelp, renderGroupHelp, renderHelp, usageOf, type GroupName } from './help.ts';
 
@@ -30,6 +31,12 @@ describe('anmpay help', () => {
       expect(c.example.includes(`anmpay ${group} ${c.name}`), `${group} ${c.name} example`).toBe(true);
       expect(renderHelp()).toContain(`anmpay ${group} ${c.name}`);
     }
+  });
+
+  it('market scan -q lists every probe outcome the scanner records (DESIGN §5 "Scanner")', () => {
+    const scan = HELP.market.commands.find((c) => c.name === 'scan')!;
+    const listed = /\(([^)]*)\)/.exec(String(scan.quiet))![1]!.split(', ');
+    expect(listed).toEqual(probeOutcome.options);
   });
 
   it('usage errors show the same lines as the help', () => {

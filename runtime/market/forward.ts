@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { WebhookError } from '../webhooks/errors.ts';
 import { blockedReason, guardedLookup, parseWebhookUrl, validateWebhookUrl, type LookupAll } from '../webhooks/url-policy.ts';
 
 /**
@@ -60,8 +61,23 @@ export type ForwardResult =
   /** `sent`: whether the request may have reached the seller (false: refused before any connection). */
   | { ok: false; sent: boolean; reason: string };
 
-/** Refuses a target the SSRF rules forbid, before anything is recorded or sent. */
+/**
+ * Why a target cannot be called, before anything is recorded or sent: `refused` by the SSRF
+ * rules (or not a valid URL), or `unresolvable` (its name has no address now). The scanner
+ * scores the two apart (`refused`, `unreachable`); routed execution answers both
+ * `502 seller_unreachable`.
+ */
+export interface TargetProblem {
+  kind: 'refused' | 'unresolvable';
+  reason: string;
+}
+
+/** Refuses a target the SSRF rules forbid, or whose name does not resolve, before anything is recorded or sent. */
 export async function checkTarget(raw: string, opts: ForwardOptions): Promise<string | null> {
+  return (await targetProblem(raw, opts))?.reason ?? null;
+}
+
+export async function targetProblem(raw: string, opts: ForwardOptions): Promise<TargetProblem | null> {
   const refused = await refusal(raw, opts);
   if (refused === null || !opts.refreshAllowOrigin || privateAllowed(raw, opts)) return refused;
   // A failed read leaves the last known origin: the refusal stands as it was.
@@ -69,12 +85,13 @@ export async function checkTarget(raw: string, opts: ForwardOptions): Promise<st
   return privateAllowed(raw, opts) ? refusal(raw, opts) : refused;
 }
 
-async function refusal(raw: string, opts: ForwardOptions): Promise<string | null> {
+async function refusal(raw: string, opts: ForwardOptions): Promise<TargetProblem | null> {
   try {
     await validateWebhookUrl(raw, { allowPrivate: privateAllowed(raw, opts), ...(opts.lookupAll ? { lookupAll: opts.lookupAll } : {}) });
     return null;
   } catch (e) {
-    return (e as Error).message.replace(/^webhook URL refused/, 'seller endpoint refused');
+    const kind = e instanceof WebhookError && e.code === 'url_unresolvable' ? 'unresolvable' : 'refused';
+    return { kind, reason: (e as Error).message.replace(/^webhook URL refused/, 'seller endpoint refused') };
   }
 }
 

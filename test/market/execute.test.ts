@@ -78,6 +78,9 @@ beforeAll(async () => {
   await list('Broken oracle', ['oracle'], '/broken', 'GET');
   await list('Bouncing kangaroo', ['kangaroo'], '/bounce', 'GET');
   await list('Sleepy sloth', ['sloth'], '/sleepy', 'GET');
+  // A seller whose name will not resolve (RFC 6761 reserves .invalid; the test's lookup fails it too).
+  const lemur = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Lost lemur', tags: ['lemur'], description: 'Lost lemur', endpoint: 'http://lost-lemur.invalid/x', method: 'POST', price: '0.02' }) });
+  expect(lemur.status).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
@@ -243,6 +246,15 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     await expect(run).rejects.toBeInstanceOf(MarketRefusal);
     await expect(run).rejects.toMatchObject({ code: 'seller_unreachable' });
     expect(hits['/echo']).toBe(before);
+    expect(await status(q.intent_id)).toBe('QUOTED');
+  });
+
+  it('a seller whose name does not resolve: 502 seller_unreachable before anything is recorded, as the scanner scores it unreachable', async () => {
+    const q = await quote('lemur');
+    const nxdomain = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND lost-lemur.invalid'), { code: 'ENOTFOUND' }));
+    const strict = new Executions({ db: h.backend.db, host: h.host, purchases: h.market.purchases, listings: h.market.listings, usdc: h.market.usdc, forward: { allowPrivate: false, lookupAll: nxdomain } });
+    const run = strict.execute({ intentId: q.intent_id, fee: await feeLeg(), sellerPayment: await sellerHeader('/echo', 'POST'), body: {} });
+    await expect(run).rejects.toMatchObject({ code: 'seller_unreachable', message: 'cannot resolve lost-lemur.invalid' });
     expect(await status(q.intent_id)).toBe('QUOTED');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The probe's rules outside the engine (DESIGN §5 "Scanner", "Routed execution"): SSRF
- * refusal without the development switch, no redirect followed, the body cap, and a v2
+ * refusal without the development switch, an unresolvable name as `unreachable`, no redirect followed, the body cap, and a v2
  * header whose payee is not the listing's. The scanner suites cover the rest with real sellers.
  */
 import http from 'node:http';
@@ -50,6 +50,17 @@ describe('probe', () => {
   it('refuses a loopback seller without the development switch, before any request', async () => {
     const r = await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, { allowPrivate: false });
     expect(r).toMatchObject({ outcome: 'refused', http_status: null, latency_ms: null });
+  });
+
+  it('a name that does not resolve is unreachable, not refused: refused is for the SSRF rules (docs/marketplace.md "Scanner")', async () => {
+    const nxdomain = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND rv.example'), { code: 'ENOTFOUND' }));
+    const r = await probe({ endpoint: 'http://rv.example/paid', method: 'GET', assets }, { allowPrivate: false, lookupAll: nxdomain });
+    expect(r).toEqual({ outcome: 'unreachable', http_status: null, latency_ms: null, detail: 'cannot resolve rv.example' });
+    // No answer at all is the same as an error (an empty record).
+    expect((await probe({ endpoint: 'http://rv.example/paid', method: 'GET', assets }, { allowPrivate: false, lookupAll: async () => [] })).outcome).toBe('unreachable');
+    // A name that resolves to a private address is still the SSRF rules' refusal.
+    const internal = async () => [{ address: '10.0.0.7', family: 4 }];
+    expect((await probe({ endpoint: 'http://rv.example/paid', method: 'GET', assets }, { allowPrivate: false, lookupAll: internal })).outcome).toBe('refused');
   });
 
   it('does not follow a redirect and does not read past the cap', async () => {

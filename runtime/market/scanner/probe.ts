@@ -11,7 +11,7 @@ import { parsePaymentRequired } from '@x402/core/schemas';
 import type { ListingAssetEntry, ProbeOutcome } from '../../../machines/listing/events.ts';
 import { samePayee } from '../../../machines/listing/rules.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
-import { checkTarget, forward, type ForwardOptions } from '../forward.ts';
+import { forward, targetProblem, type ForwardOptions } from '../forward.ts';
 import { assetId } from '../requirements.ts';
 
 /** A seller's 402 is a few KiB; more is not an x402 answer. */
@@ -61,8 +61,12 @@ export async function probe(t: ProbeTarget, opts: ForwardOptions, usdcAsset: str
 
 /** The probe, keeping who the 402 pays on each lane: a takeover's proof of control (ADR 0072). */
 export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset: string = assetId('USDC')): Promise<LanesProbed> {
-  const refused = await checkTarget(t.endpoint, opts);
-  if (refused) return { result: { outcome: 'refused', http_status: null, latency_ms: null, detail: refused }, payees: null };
+  // A name without an address is `unreachable`, as a connection that fails; `refused` is for the SSRF rules.
+  const problem = await targetProblem(t.endpoint, opts);
+  if (problem) {
+    const outcome: ProbeOutcome = problem.kind === 'unresolvable' ? 'unreachable' : 'refused';
+    return { result: { outcome, http_status: null, latency_ms: null, detail: problem.reason.slice(0, 300) }, payees: null };
+  }
   const method = t.method.toUpperCase();
   const t0 = performance.now();
   const res = await forward(
