@@ -3,7 +3,7 @@
  * (`-q`), `--help` and `-h` may stand anywhere on the line; help is printed from help.ts.
  */
 import { commands } from './commands.ts';
-import { isGroup, renderGroupHelp, renderHelp } from './help.ts';
+import { groupUsage, isGroup, renderGroupHelp, renderHelp } from './help.ts';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
@@ -17,11 +17,13 @@ if (first === undefined || ((help || args[0] === 'help') && isGroup(first))) {
   process.stdout.write(first === undefined ? renderHelp() : renderGroupHelp(first));
   process.exit(0);
 }
-const load = Object.hasOwn(commands, first) ? commands[first] : undefined;
-if (!load) {
-  const message = `unknown command: ${first}; run anmpay --help for the list`;
+function usage(message: string): never {
   if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'usage', message } })}\n`);
   else process.stderr.write(`error (usage): ${message}\n`);
   process.exit(2);
 }
+const load = Object.hasOwn(commands, first) ? commands[first] : undefined;
+if (!load) usage(`unknown command: ${first}; run anmpay --help for the list`);
+// A group named alone (`anmpay usdc --json`): the group's commands, not `unknown usdc command "--json"`.
+if (isGroup(first) && rest.length === 0) usage(`anmpay ${first} needs a command; usage: ${groupUsage(first)}`);
 process.exit(await (await load()).main([...rest, ...(json ? ['--json'] : []), ...(quiet ? ['--quiet'] : [])]));

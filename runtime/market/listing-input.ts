@@ -21,7 +21,8 @@ const endpointUrl = httpUrl.refine((s) => {
 }, 'an http(s) URL without a user name or password');
 
 export const listingBody = z.object({
-  name: z.string().min(1).max(200),
+  // Spaces alone name nothing: search could not match it and a fragment's tool name would be a bare `call`.
+  name: z.string().min(1).max(200).regex(/\S/, 'must not be blank'),
   description: z.string().max(4000).default(''),
   category: z.string().max(100).default(''),
   tags: z.array(z.string().min(1).max(50)).max(20).default([]),

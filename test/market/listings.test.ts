@@ -107,6 +107,8 @@ describe('POST /api/v1/resources (DESIGN §5 Listings)', () => {
     ['a non-URL endpoint', async () => signedListing(seller(), { endpoint: 'not a url' }), 400, 'invalid_body'],
     ['an endpoint with a user name and password (never sent by execution or the scanner)', async () => signedListing(seller(), { endpoint: 'https://user:pw@api.example/x' }), 400, 'invalid_body'],
     ['an array body', async () => [1, 2], 400, 'invalid_body'],
+    ['a name of spaces only (its fragment\'s tool would be a bare "call")', async () => signedListing(seller(), { name: '   ' }), 400, 'invalid_body'],
+    ['a name of tabs, newlines and no-break spaces only', async () => signedListing(seller(), { name: '\t\n\u00a0' }), 400, 'invalid_body'],
     // Signed, so only the text's content is wrong: PostgreSQL cannot store NUL or a lone surrogate in a record.
     ['a NUL in the name', async () => signedListing(seller(), { name: 'Echo\u0000service' }), 400, 'invalid_body'],
     ['a NUL in a tag', async () => signedListing(seller(), { tags: ['nlp\u0000'] }), 400, 'invalid_body'],
