@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { startHttp } from '../../gateway/server.ts';
-import { idem, intentBody, request, useHarness, type Res } from './harness.ts';
+import { expectDrainOnClose, idem, intentBody, request, useHarness, type Res } from './harness.ts';
 
 describe('conformance: endpoints', () => {
   const h = useHarness();
@@ -135,15 +135,7 @@ describe('conformance: endpoints', () => {
   it('GET /healthz while the process drains on shutdown: 503 until the listener closes, in-flight requests answered', async () => {
     const { lifecycle: _l, baseUrl: _b, ...deps } = h().deps;
     const edge = await startHttp(deps, { host: '127.0.0.1', port: 0, drainMs: 400 });
-    expect((await request(edge.url, 'GET', '/healthz')).status).toBe(200);
-    const closing = edge.close();
-    await new Promise((r) => setTimeout(r, 100));
-    const during = await request(edge.url, 'GET', '/healthz');
-    expect(during.status).toBe(503);
-    expect(during.json).toEqual({ status: 'draining' });
-    expect((await request(edge.url, 'GET', '/api/v1/balance', { key })).status).toBe(200);
-    await closing;
-    await expect(request(edge.url, 'GET', '/healthz')).rejects.toThrow();
+    await expectDrainOnClose(edge, () => request(edge.url, 'GET', '/api/v1/balance', { key }), 200);
   });
 
   it('GET /c/{id}/payment.json: public ("the unguessable id is the capability"), what a wallet pays', async () => {

@@ -94,6 +94,22 @@ export function request(url: string, method: string, path: string, opts: ReqOpti
   });
 }
 
+/**
+ * An edge closing with a drain time (docs/deploy.md "Stopping"): `/healthz` answers 200, then
+ * 503 `draining` while `close()` runs, and `during` (a request still answered) is checked
+ * meanwhile; after it the listener is gone.
+ */
+export async function expectDrainOnClose(edge: { url: string; close(): Promise<void> }, during: () => Promise<Res>, expected: number): Promise<void> {
+  expect((await request(edge.url, 'GET', '/healthz')).status).toBe(200);
+  const closing = edge.close();
+  await new Promise((r) => setTimeout(r, 100));
+  const health = await request(edge.url, 'GET', '/healthz');
+  expect([health.status, health.json]).toEqual([503, { status: 'draining' }]);
+  expect((await during()).status).toBe(expected);
+  await closing;
+  await expect(request(edge.url, 'GET', '/healthz')).rejects.toThrow();
+}
+
 export async function openHarness(limits: Limits = SPEC_LIMITS, extra: { ANM_RATES?: string } = {}): Promise<Harness & { close(): Promise<void>; seen: Seen[] }> {
   const backend = realAvailable ? await openReal() : await openEmbedded();
   const services = await openMerchantServices(

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { startMarketplace } from '../../gateway/market/server.ts';
-import { request } from '../conformance/harness.ts';
+import { expectDrainOnClose, request } from '../conformance/harness.ts';
 import { useMarket } from './harness.ts';
 
 const h = useMarket();
@@ -32,15 +32,7 @@ describe('marketplace /healthz', () => {
 
   it('a marketplace-only process drains on close: 503 draining until the listener closes, paid routes still answered', async () => {
     const edge = await startMarketplace({ db: h.backend.db, host: h.host, listen: { host: '127.0.0.1', port: 0 }, drainMs: 400, watch: false });
-    expect((await request(edge.url, 'GET', '/healthz')).status).toBe(200);
-    const closing = edge.close();
-    await new Promise((r) => setTimeout(r, 100));
-    const during = await request(edge.url, 'GET', '/healthz');
-    expect(during.status).toBe(503);
-    expect(during.json).toEqual({ status: 'draining' });
-    expect((await request(edge.url, 'POST', '/api/v1/route/quote', { body: { capability: 'nothing-listed', asset: 'USDC' } })).status).toBe(404);
-    await closing;
-    await expect(request(edge.url, 'GET', '/healthz')).rejects.toThrow();
+    await expectDrainOnClose(edge, () => request(edge.url, 'POST', '/api/v1/route/quote', { body: { capability: 'nothing-listed', asset: 'USDC' } }), 404);
   });
 
   it('drain() then close(): the drain time runs from the first drain, waited once', async () => {
