@@ -2,6 +2,7 @@
  * The marketplace's own base URL (README "Configuration"): `PUBLIC_BASE_URL` is the merchant
  * service's (checkout_url, links) and must not leak into the marketplace's documents, whose
  * URLs start with `MARKETPLACE_PUBLIC_URL` when set, else with the host the caller reached.
+ * The same marketplace-only process answers its load balancer's `/healthz`.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServices, type Services } from '../../bin/services.ts';
@@ -46,6 +47,19 @@ describe.runIf(realAvailable)('the marketplace process names its own base, never
     const e = await endpoints();
     expect(e.quote).toBe(`${services.marketplace!.url}/api/v1/route/quote`);
     expect(Object.values(e).every((u) => u.startsWith(`${services!.marketplace!.url}/`))).toBe(true);
+  });
+
+  it('ANMPAY_ROLES=marketplace alone serves /healthz for its load balancer (DESIGN §6), 503 for HTTP_DRAIN_MS on stop', async () => {
+    services = await start({ HTTP_DRAIN_MS: '300' });
+    const url = services.marketplace!.url;
+    const ok = await fetch(`${url}/healthz`);
+    expect([ok.status, await ok.json()]).toEqual([200, { status: 'ok' }]);
+    const stopping = services.stop();
+    services = undefined;
+    await new Promise((r) => setTimeout(r, 100));
+    const draining = await fetch(`${url}/healthz`);
+    expect([draining.status, await draining.json()]).toEqual([503, { status: 'draining' }]);
+    await stopping;
   });
 
   it('set: every endpoint starts with it (a trailing slash dropped)', async () => {
