@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
-import { DEFAULT_TIMEOUT_S, legRequirement } from '../../runtime/market/requirements.ts';
+import { assetId, DEFAULT_TIMEOUT_S, fromV1Network, laneExtra, legRequirement, v1NetworkName } from '../../runtime/market/requirements.ts';
 import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import { sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
@@ -38,14 +38,17 @@ const searchQuery = z.object({
   cursor: z.string().regex(/^[0-9]{1,9}$/, 'a cursor this search answered').optional(),
 });
 
-/** One listing as an x402 Bazaar discovery item: the seller's own plain requirements, in the lane's token. */
+/**
+ * One listing as an x402 Bazaar discovery item: the seller's own plain requirements, in the
+ * lane's token, in the x402 version the seller speaks (its last well-formed 402; v2 before one
+ * was read), so a Bazaar client pays it with the header it accepts (ADR 0080). `lastUpdated`:
+ * the seller's last registration, update or takeover.
+ */
 export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
-  return {
+  const common = {
     resource: r.endpoint,
     type: 'http',
-    x402Version: 2,
-    accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic), DEFAULT_TIMEOUT_S, token)),
-    lastUpdated: new Date(r.created_at * 1000).toISOString(),
+    lastUpdated: new Date(r.updated_at * 1000).toISOString(),
     description: r.description || r.name,
     serviceName: r.name,
     tags: r.tags,
@@ -53,6 +56,33 @@ export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
       marketplace: { resource_id: r.resource_id, quote: `${base}/api/v1/route/quote`, fragment: `${base}/api/v1/resources/${r.resource_id}/fragment`, pricing: r.pricing },
     },
   };
+  const v1 = r.x402_version === 1 ? v1Accepts(r, token) : [];
+  if (v1.length > 0) return { ...common, x402Version: 1, accepts: v1 };
+  return { ...common, x402Version: 2, accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic), DEFAULT_TIMEOUT_S, token)) };
+}
+
+/**
+ * A v1 seller's requirements as the `x402` package's PaymentRequirements (network by name,
+ * `maxAmountRequired`, the resource and its description); only the USDC lane on a chain v1
+ * names: v1 has no name for `native:1`.
+ */
+function v1Accepts(r: ListingRecord, token: UsdcToken) {
+  const network = v1NetworkName(token);
+  if (network === undefined) return [];
+  return r.accepted_assets
+    .filter((a) => a.asset === 'USDC')
+    .map((a) => ({
+      scheme: 'exact',
+      network,
+      maxAmountRequired: a.seller_price_atomic,
+      resource: r.endpoint,
+      description: r.description || r.name,
+      mimeType: 'application/json',
+      payTo: a.pay_to,
+      maxTimeoutSeconds: DEFAULT_TIMEOUT_S,
+      asset: assetId('USDC', token),
+      extra: laneExtra('USDC', token),
+    }));
 }
 
 type Filters = { type?: string | undefined; network?: string | undefined; scheme?: string | undefined; payTo?: string | undefined };
@@ -62,7 +92,12 @@ function items(records: readonly ListingRecord[], q: Filters, base: string, toke
   if (q.type && q.type !== 'http') return [];
   return records
     .map((r) => bazaarItem(r, base, token))
-    .filter((i) => (!q.network || i.accepts.some((a) => a.network === q.network)) && (!q.scheme || i.accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || i.accepts.some((a) => a.payTo === q.payTo)));
+    .filter((i) => {
+      const accepts: ReadonlyArray<{ network: string; scheme: string; payTo: string }> = i.accepts;
+      // A v1 item names its network `base`: a filter by either name finds it.
+      const network = (n: string) => n === q.network || fromV1Network(n) === q.network;
+      return (!q.network || accepts.some((a) => network(a.network))) && (!q.scheme || accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || accepts.some((a) => a.payTo === q.payTo));
+    });
 }
 
 const discovery: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {

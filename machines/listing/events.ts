@@ -49,6 +49,8 @@ export const listingSettled = z.object({ type: z.literal('listing.purchase_settl
 /** How a probe ended (DESIGN §5 "Scanner"); only `ok` is a well-formed 402 matching the listing. */
 export const probeOutcome = z.enum(['ok', 'mismatch', 'pay_to_mismatch', 'malformed', 'no_payment_required', 'http_error', 'server_error', 'timeout', 'unreachable', 'refused']);
 export type ProbeOutcome = z.infer<typeof probeOutcome>;
+/** The x402 version of a well-formed 402 a probe read (v2: `PAYMENT-REQUIRED` header, v1: JSON body); absent when none was read. */
+export const probedVersion = z.union([z.literal(1), z.literal(2)]).optional();
 
 /** The probe timer fired: a round is due (the timer row's claim makes it one per round). */
 export const listingProbeDue = z.object({ type: z.literal('listing.probe_due'), ...base, timer: z.string(), generation: z.number().int() });
@@ -60,6 +62,7 @@ export const listingProbed = z.object({
   http_status: z.number().int().min(100).max(599).nullable(),
   latency_ms: z.number().int().nonnegative().nullable(),
   detail: z.string().max(300),
+  x402_version: probedVersion,
   /** The scanner's interval plus its jitter: when the next round is due after this one. */
   next_probe_in_ms: z.number().int().positive(),
   /**
@@ -84,6 +87,7 @@ export const takeoverProof = z.object({
   http_status: z.number().int().min(100).max(599).nullable(),
   latency_ms: z.number().int().nonnegative().nullable(),
   detail: z.string().max(300),
+  x402_version: probedVersion,
   payees: z.array(z.object({ asset: listingAsset.shape.asset, pay_to: z.array(z.string().min(1)).max(20) })).max(2),
 });
 /**

@@ -30,7 +30,7 @@ export function currentProbe(ctx: ListingContext, e: Extract<ListingEvent, { typ
  */
 export function statusAfterProbe(ctx: ListingContext, e: ListingEvent): ScannedStatus | null {
   if (e.type !== 'listing.probed' || !currentProbe(ctx, e)) return null;
-  return statusOf(recordProbe(scanOf(ctx), probeEntry(e), e.next_probe_in_ms));
+  return statusOf(recordProbe(scanOf(ctx), probeEntry(e), e.next_probe_in_ms, e.x402_version));
 }
 
 export function probeEntry(e: Extract<ListingEvent, { type: 'listing.probed' }>): ScanEntry {
@@ -71,7 +71,7 @@ export function scanAfterTakeover(ctx: ListingContext, e: ListingTakeOverEvent):
   const scan = scanOf(ctx);
   const p = e.proof;
   const entry: ScanEntry = { at: p.probed_at, outcome: p.outcome, http_status: p.http_status, latency_ms: p.latency_ms, detail: p.detail };
-  return recordProbe({ ...scan, verified: false }, entry, scan.interval_ms);
+  return recordProbe({ ...scan, verified: false }, entry, scan.interval_ms, p.x402_version);
 }
 
 /** The status a proven takeover leads to; null for one that is not. */

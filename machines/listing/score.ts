@@ -34,6 +34,11 @@ export interface ScanState {
   paid: number[];
   /** The wait before the next probe the scanner asked for, so a lost probe still leaves a round scheduled. */
   interval_ms: number;
+  /**
+   * The x402 version of the newest well-formed 402 the endpoint answered: the header a payment
+   * to this seller goes in (ADR 0080). Absent until one was read (and in older snapshots).
+   */
+  x402_version?: 1 | 2;
 }
 
 export const RECENT_SCANS = 20;
@@ -62,8 +67,8 @@ export function isUp(o: ProbeOutcome): boolean {
   return o !== 'timeout' && o !== 'unreachable' && o !== 'server_error' && o !== 'refused';
 }
 
-/** The scan state after one probe. */
-export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number): ScanState {
+/** The scan state after one probe; `version`: the x402 version of the 402 it read, if it read one. */
+export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number, version?: 1 | 2): ScanState {
   const day = Math.floor(p.at / DAY_MS);
   const up = isUp(p.outcome) ? 1 : 0;
   const ok = p.outcome === 'ok' ? 1 : 0;
@@ -78,6 +83,7 @@ export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number): Sca
     verified: s.verified || ok === 1,
     paid: s.paid,
     interval_ms: intervalMs,
+    ...((version ?? s.x402_version) !== undefined && { x402_version: version ?? s.x402_version }),
   };
 }
 

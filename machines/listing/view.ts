@@ -62,6 +62,10 @@ export function listingRecord(ctx: ListingContext, status: ListingStatus, networ
     last_scan_at: newest ? Math.floor(newest.at / 1000) : null,
     documentation_url: ctx.documentation_url,
     created_at: Math.floor(ctx.created_at / 1000),
+    /** Unix seconds of the seller's last registration, update or takeover (the Bazaar's `lastUpdated`). */
+    updated_at: Math.floor(ctx.updated_at / 1000),
+    /** The seller's x402 version as its last well-formed 402 showed it; null before one was read (ADR 0080). */
+    x402_version: scan.x402_version ?? null,
     analytics: { transactions: ctx.transactions },
     request_schema: ctx.request_schema,
     response_schema: ctx.response_schema,

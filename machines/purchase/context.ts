@@ -23,6 +23,8 @@ export interface PurchaseContext {
   /** ANM lane: settlement depth from the quote, and where the legs stand on the chain once verified. */
   required_confirmations?: number;
   chain?: ChainLegs | null;
+  /** The seller's x402 version as quoted (ADR 0080); absent: 2. */
+  seller_x402_version?: 1 | 2;
   /** Routed execution: the fee leg and the seller's answer (null until one is recorded). */
   execution?: Execution | null;
 }
@@ -50,5 +52,6 @@ export function initialPurchaseContext(e: PurchaseQuoteEvent): PurchaseContext {
     settled_at: null,
     failure: null,
     ...(e.required_confirmations !== undefined && { required_confirmations: e.required_confirmations, chain: null }),
+    ...(e.seller_x402_version !== undefined && { seller_x402_version: e.seller_x402_version }),
   };
 }

@@ -39,6 +39,8 @@ export const purchaseQuote = z.object({
   expires_at: z.number().int().nonnegative(),
   /** ANM lane: confirmations at which a leg counts as settled (DESIGN §3: 12). */
   required_confirmations: z.number().int().positive().optional(),
+  /** The seller's x402 version when quoted (the listing's last probe; absent: 2): which header `seller_payment` names (ADR 0080). */
+  seller_x402_version: z.union([z.literal(1), z.literal(2)]).optional(),
 });
 export const purchaseVerify = z.object({ type: z.literal('purchase.verify'), ...base, legs: z.object({ seller: leg, fee: leg }) });
 /**

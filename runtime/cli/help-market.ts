@@ -48,7 +48,7 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
       name: 'buy',
       args: '<capability> [--key <file>] [--wallet <file>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>] [--idempotency-key <key>]',
       summary: 'quote, sign both legs (seller and fee), purchase; prints the seller leg as a ready x402 header for calling the seller',
-      quiet: 'the seller payment header value',
+      quiet: 'the seller payment header value, for the header the seller\'s x402 version names (X-PAYMENT for v1, PAYMENT-SIGNATURE for v2)',
       flags: [
         ['--key <file>', 'the buyer\'s EVM key file, for USDC (required with USDC)'],
         ['--wallet <file>', 'the buyer\'s ANM wallet file, for ANM (required with ANM); pays from its live anm1… address, nonces from $ANMPAY_DEVNET_URL/live'],

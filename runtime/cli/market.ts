@@ -35,7 +35,7 @@ const quoteDoc = z
     payment_requirements: z.object({ accepts: z.array(z.object({ scheme: z.string(), network: z.string(), asset: z.string(), amount: z.string(), payTo: z.string(), maxTimeoutSeconds: z.number(), extra: z.record(z.string(), z.unknown()) }).passthrough()).min(1) }).passthrough(),
   })
   .passthrough();
-const purchaseDoc = z.object({ intent_id: z.string(), status: z.string(), seller_payment: z.object({ header: z.string(), value: z.string() }).passthrough().nullable() }).passthrough();
+const purchaseDoc = z.object({ intent_id: z.string(), status: z.string(), seller_payment: z.object({ header: z.string(), value: z.string(), x402_version: z.number().optional() }).passthrough().nullable() }).passthrough();
 
 /** Entry from the dispatcher in main.ts. */
 export const main = groupMain('market', {
@@ -160,7 +160,8 @@ async function buy(a: ParsedArgs): Promise<CommandResult> {
   const text = [
     quoteText(quote, asset),
     `purchased: ${p.status} (idempotency-key ${idempotencyKey})`,
-    ...(header ? [`call the seller with the header:`, `  ${header.header}: ${header.value}`] : []),
+    // The header the seller's x402 version names (DESIGN §5 "Purchase"): -q prints its value.
+    ...(header ? [`call the seller${header.x402_version ? ` (x402 v${header.x402_version})` : ''} with the header:`, `  ${header.header}: ${header.value}`] : []),
   ].join('\n');
   return { data: { ...p, idempotency_key: idempotencyKey }, text, quiet: header?.value ?? '' };
 }

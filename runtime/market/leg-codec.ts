@@ -42,21 +42,28 @@ export function decodeLeg(raw: unknown, token: UsdcToken = USDC_TOKEN): DecodedL
 
 const b64 = (json: string): string => Buffer.from(json, 'utf8').toString('base64');
 
+/** One ready payment header: its name and base64 value. */
+export interface ReadyHeader {
+  header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
+  value: string;
+}
+
 /**
  * The seller leg as a standalone payment (`exact` on USDC, `exact-anm` with its reference on
  * ANM), for either x402 version of the seller; x402 v1 has no name for `native:1` (nor for
  * EVM chains other than Base and Base Sepolia), so such a leg has no v1 header. Both headers
  * carry the same payload: its JSON is written once and placed in each, which gives the text
  * JSON.stringify gives for the whole document (leg-codec.test.ts holds them equal).
+ * `header`/`value` are the one for `sellerVersion` (DESIGN §5 "Purchase": "the header name for
+ * the seller's x402 version"), v2 when there is no v1 one; `v1` and `v2` keep both (ADR 0080).
  */
-export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }, token: UsdcToken = USDC_TOKEN) {
+export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }, token: UsdcToken = USDC_TOKEN, sellerVersion: 1 | 2 = 2) {
   const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
-  const v1 = v1NetworkName(token);
+  const network = v1NetworkName(token);
   if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
   const signed = JSON.stringify(payload);
-  return {
-    header: 'PAYMENT-SIGNATURE',
-    value: b64(`{"x402Version":2,"accepted":${JSON.stringify(accepted)},"payload":${signed}}`),
-    v1: asset === 'USDC' && v1 ? { header: 'X-PAYMENT', value: b64(`{"x402Version":1,"scheme":"exact","network":${JSON.stringify(v1)},"payload":${signed}}`) } : null,
-  };
+  const v2: ReadyHeader = { header: 'PAYMENT-SIGNATURE', value: b64(`{"x402Version":2,"accepted":${JSON.stringify(accepted)},"payload":${signed}}`) };
+  const v1: ReadyHeader | null = asset === 'USDC' && network ? { header: 'X-PAYMENT', value: b64(`{"x402Version":1,"scheme":"exact","network":${JSON.stringify(network)},"payload":${signed}}`) } : null;
+  const chosen = sellerVersion === 1 && v1 ? v1 : v2;
+  return { header: chosen.header, value: chosen.value, x402_version: chosen === v1 ? 1 : 2, v1, v2 };
 }

@@ -106,6 +106,8 @@ export class Purchases {
       fee_bps: terms.fee_bps,
       expires_at: at + DEFAULT_TIMEOUT_S * 1000,
       ...(q.asset === 'ANM' && { required_confirmations: this.deps.anmConfirmations ?? ANM_SETTLEMENT_DEPTH }),
+      // A seller not yet seen answering a 402 is taken for v2 (ADR 0080).
+      seller_x402_version: best.record.x402_version ?? 2,
     } satisfies PurchaseEvent;
     await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, event);
     return { terms, intentId, expiresAt: event.expires_at };
@@ -204,7 +206,9 @@ export class Purchases {
     const seller = ctx.legs?.seller;
     return {
       ...purchaseResource(ctx, status),
-      seller_payment: seller ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined }, this.deps.usdc.token) : null,
+      seller_payment: seller
+        ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined }, this.deps.usdc.token, ctx.seller_x402_version ?? 2)
+        : null,
     };
   }
 

@@ -4,8 +4,8 @@ import type { ListingRecord } from '../../machines/listing/view.ts';
 import { quoteChoice } from './quote-choice.ts';
 import type { SearchHit } from './search-index.ts';
 
-const hit = (id: string, latency: number | null, outcome = 'ok'): SearchHit => ({
-  record: { resource_id: id, latency_p50_ms: latency, recent_scans: [{ outcome }] } as ListingRecord,
+const hit = (id: string, latency: number | null, outcome = 'ok', status = 'verified'): SearchHit => ({
+  record: { resource_id: id, status, latency_p50_ms: latency, recent_scans: [{ outcome }] } as ListingRecord,
   score: 1,
 });
 
@@ -47,5 +47,14 @@ describe('quoteChoice', () => {
     const hits = [hit('squatted', 100, 'pay_to_mismatch'), hit('owner', null)];
     expect(quoteChoice(hits, undefined)?.record.resource_id).toBe('owner');
     expect(quoteChoice([hit('squatted', 100, 'pay_to_mismatch')], undefined)).toBeUndefined();
+  });
+
+  // DESIGN §5 "Quote" picks the best listing: one the marketplace will call. An offline listing
+  // (latency null after its unanswered probes) must not pass as "no data".
+  it('never names an offline listing, nor one whose newest probe the SSRF rules refused; unverified ones stay, after measured ones', () => {
+    expect(quoteChoice([hit('gone', null, 'timeout', 'offline'), hit('up', 900)], 100)).toBeUndefined();
+    expect(quoteChoice([hit('gone', null, 'timeout', 'offline'), hit('new', null, 'ok', 'unverified')], 100)?.record.resource_id).toBe('new');
+    expect(quoteChoice([hit('private', null, 'refused', 'degraded'), hit('new', null, 'ok', 'unverified')], undefined)?.record.resource_id).toBe('new');
+    expect(quoteChoice([hit('new', null, 'ok', 'unverified'), hit('measured', 50)], undefined)?.record.resource_id).toBe('measured');
   });
 });

@@ -1,10 +1,13 @@
 /**
  * The listing a quote names (DESIGN §5 "Quote") among a capability search's hits, best first:
  * the most relevant one with latency data under the ceiling, else the most relevant one
- * without latency data. The choice is kept with the hits array, which the index shares until
+ * without latency data. Never one the marketplace would not call (ADR 0080): `offline`, or
+ * whose newest probe was refused by the SSRF rules, or whose 402 pays someone else (ADR
+ * 0071; the index holds those out of the hits already, search-index.ts). The choice is kept with the hits array, which the index shares until
  * a listing changes (search-index.ts), so a capability quoted again costs a lookup instead of
  * a pass over every listing its words match.
  */
+import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { SearchHit } from './search-index.ts';
 
 /** Latency ceilings kept per hits array: agents send a few; the rest are chosen each time. */
@@ -18,8 +21,7 @@ export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | u
   let measured: SearchHit | undefined;
   let unmeasured: SearchHit | undefined;
   for (const h of hits) {
-    // The endpoint's own 402 last named another payee: the listing's seller may not control it (ADR 0071).
-    if (h.record.recent_scans[0]?.outcome === 'pay_to_mismatch') continue;
+    if (!callable(h.record)) continue;
     const p50 = h.record.latency_p50_ms;
     if (p50 === null) unmeasured ??= h;
     else if (maxLatencyMs === undefined || p50 <= maxLatencyMs) {
@@ -31,4 +33,10 @@ export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | u
   if (!byCeiling) chosen.set(hits, (byCeiling = new Map<number | undefined, SearchHit | null>()));
   if (byCeiling.size < CEILINGS_KEPT) byCeiling.set(maxLatencyMs, pick ?? null);
   return pick;
+}
+
+/** Not unanswered three times running, not refused before any connection (a target the SSRF rules forbid), not paying another payee. */
+function callable(r: ListingRecord): boolean {
+  const newest = r.recent_scans[0]?.outcome;
+  return r.status !== 'offline' && newest !== 'refused' && newest !== 'pay_to_mismatch';
 }

@@ -179,3 +179,21 @@ class SearchIndexWith extends SearchIndex {
     for (const r of records) this.upsert(r);
   }
 }
+
+describe('listings whose endpoint pays someone else (ADR 0071, ADR 0080)', () => {
+  const scanned = (r: ListingRecord, outcome: string): ListingRecord => ({ ...r, recent_scans: [{ at: 1, status: 402, latency_ms: 5, outcome: outcome as ListingRecord['recent_scans'][number]['outcome'], detail: '' }] });
+
+  it('are held out of every answer while their newest probe says pay_to_mismatch, and come back with a conforming probe', () => {
+    const index = new SearchIndex({} as Listings);
+    const own = record({ name: 'weather now' }, 100, 'res_own');
+    const squatted = record({ name: 'weather now' }, 50, 'res_squat');
+    index.upsert(own);
+    index.upsert(scanned(squatted, 'pay_to_mismatch'));
+    expect(ids(index.search({}))).toEqual(['res_own']);
+    expect(ids(index.search({ capability: 'weather' }))).toEqual(['res_own']);
+    expect(ids(index.search({ capability: 'weather', asset: 'USDC', maxPrice: '1' }))).toEqual(['res_own']);
+    index.upsert(scanned(squatted, 'ok'));
+    expect(ids(index.search({ capability: 'weather' })).sort()).toEqual(['res_own', 'res_squat']);
+    expect(ids(index.search({}))).toEqual(['res_own', 'res_squat']);
+  });
+});

@@ -1,5 +1,6 @@
 /**
- * The capability search of `GET /api/v1/search` and of quotes (DESIGN §5 "Discovery"): words
+ * The capability search of `GET /api/v1/search`, of the Bazaar and `/.well-known/x402` lists and
+ * of quotes (DESIGN §5 "Discovery"), over the listings the marketplace would send a buyer to: words
  * ranked over name, description, category and tags with MiniSearch, then filtered by asset
  * and by the TOTAL price ceiling (marketplace.md "A price that is the max_price ceiling ... is
  * the TOTAL the buyer pays"). The index lives in memory and catches up from the listing
@@ -111,7 +112,9 @@ export class SearchIndex {
       this.wordHitsHeld = 0;
     }
     this.records[slot] = r;
-    this.prices.set(slot, r.accepted_assets);
+    // Held out of every answer (search, Bazaar, /.well-known/x402, quotes) while its endpoint's own
+    // 402 pays someone else: decided here, once per change, so a question pays nothing for it (ADR 0080).
+    this.prices.set(slot, payeeDisowned(r) ? [] : r.accepted_assets);
     this.answers.clear();
     this.changes++;
   }
@@ -228,6 +231,11 @@ interface MiniInternals {
   _documentIds: Map<number, unknown>;
 }
 
+
+/** The newest probe found the endpoint's 402 paying another payee than the listing's (ADR 0071). */
+export function payeeDisowned(r: ListingRecord): boolean {
+  return r.recent_scans[0]?.outcome === 'pay_to_mismatch';
+}
 
 /** The ceiling in each asset's atomic units, compared by value (places beyond an asset's are floored away), or null for none. */
 function ceilingsOf(maxPrice: string | undefined): Ceilings | null {

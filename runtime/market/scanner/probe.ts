@@ -29,6 +29,8 @@ export interface ProbeResult {
   http_status: number | null;
   latency_ms: number | null;
   detail: string;
+  /** The x402 version of the 402 read, when the endpoint answered a well-formed one (ADR 0080). */
+  x402_version?: 1 | 2;
 }
 
 /** x402 v1 names networks by name; v2 by CAIP-2 id. */
@@ -84,15 +86,16 @@ export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset
     const outcome: ProbeOutcome = res.reason.startsWith('no answer within') ? 'timeout' : !res.sent ? 'refused' : res.reason.includes('exceeds') ? 'malformed' : 'unreachable';
     return { result: { outcome, http_status: null, latency_ms: outcome === 'malformed' ? latency : null, detail: res.reason.slice(0, 300) }, payees: null };
   }
-  const answered = (outcome: ProbeOutcome, detail: string, payees: LanePayees[] | null = null): LanesProbed => ({
-    result: { outcome, http_status: res.status, latency_ms: latency, detail: detail.slice(0, 300) },
+  const answered = (outcome: ProbeOutcome, detail: string, payees: LanePayees[] | null = null, version?: 1 | 2): LanesProbed => ({
+    result: { outcome, http_status: res.status, latency_ms: latency, detail: detail.slice(0, 300), ...(version !== undefined && { x402_version: version }) },
     payees,
   });
   if (res.status >= 500) return answered('server_error', `the endpoint answered ${res.status}`);
   if (res.status >= 200 && res.status < 300) return answered('no_payment_required', `the endpoint answered ${res.status} to an unpaid request`);
   if (res.status !== 402) return answered('http_error', `the endpoint answered ${res.status}, not 402`);
-  const offers = offersOf(res.headers['payment-required'], res.body);
-  if (typeof offers === 'string') return answered('malformed', offers);
+  const read = offersOf(res.headers['payment-required'], res.body);
+  if (typeof read === 'string') return answered('malformed', read);
+  const { offers, version } = read;
   const tokenOf = (a: ListingAssetEntry) => (a.asset === 'USDC' ? usdcAsset : assetId(a.asset));
   const payees = t.assets.map((a) => ({ asset: a.asset, pay_to: [...new Set(offers.filter((o) => sameLane(o, a, tokenOf(a))).map((o) => o.payTo))] }));
   const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, tokenOf(a)))).map((a) => a.asset);
@@ -100,14 +103,14 @@ export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset
   for (const a of t.assets.filter((x) => missing.includes(x.asset))) {
     const lane = payees.find((p) => p.asset === a.asset)?.pay_to ?? [];
     const payee = lane.some((p) => samePayee(p, a.pay_to)) ? undefined : lane[0];
-    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`, payees);
+    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`, payees, version);
   }
-  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`, payees);
-  return answered('ok', '', payees);
+  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`, payees, version);
+  return answered('ok', '', payees, version);
 }
 
-/** The 402's offers, or why it is not a well-formed x402 answer. */
-function offersOf(header: string | undefined, body: Buffer): Offer[] | string {
+/** The 402's x402 version and offers, or why it is not a well-formed x402 answer. */
+function offersOf(header: string | undefined, body: Buffer): { version: 1 | 2; offers: Offer[] } | string {
   let doc: unknown;
   if (header) {
     try {
@@ -124,13 +127,14 @@ function offersOf(header: string | undefined, body: Buffer): Offer[] | string {
   }
   const parsed = parsePaymentRequired(doc);
   if (!parsed.success) return `not an x402 PaymentRequired: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim();
-  return parsed.data.accepts.map((a) => ({
+  const offers = parsed.data.accepts.map((a) => ({
     scheme: a.scheme,
     network: a.network,
     asset: a.asset,
     payTo: a.payTo,
     amount: 'amount' in a ? a.amount : a.maxAmountRequired,
   }));
+  return { version: parsed.data.x402Version === 1 ? 1 : 2, offers };
 }
 
 /** The offer is on the listing asset's lane: its scheme, network and token. */
