@@ -19,9 +19,13 @@
  * Env: BENCH_OPS (saturated executions per lane, default 3,000), BENCH_SERIAL (one at a time,
  * back to back, 500), BENCH_IDLE (one at a time on an idle service, 300), BENCH_PARTS (the parts
  * to run, comma-separated among `statements,saturated,serial,idle`, default all: to iterate on one),
- * BENCH_TRACE=1 (the serial part's critical path, segment by segment: execute-trace.ts).
+ * BENCH_TRACE=1 (the serial part's critical path, segment by segment: execute-trace.ts),
+ * BENCH_BUYERS (USDC buyers the executions are spread over, default 1: every settlement then
+ * locks the same payer's balance row), BENCH_PROFILE=<file> (a V8 CPU profile of the saturated
+ * routed run, one file per lane: `<file>.<lane>.cpuprofile`). Each row also gives the CPU per operation of the bench's own
+ * PostgreSQL backends and of nats-server (execute-measure.ts).
  */
-import { databaseTransport } from './bench-env.ts';
+import { databaseTransport, nameBackends } from './bench-env.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -37,10 +41,11 @@ import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import { signLeg } from '../fixtures/market.ts';
 import { anmLeg } from '../fixtures/market-anm.ts';
-import { busyShare, machineTicks } from './proc-cpu.ts';
-import { drive, fmt, percentile, type RunStats } from './stats.ts';
+import { measure as measureRun, type Row } from './execute-measure.ts';
+import { drive, fmt, percentile } from './stats.ts';
 import { traceExecutions } from './execute-trace.ts';
 
+const { app: APP } = nameBackends(`anm-execute-bench-${process.pid}`);
 const { openEmbedded, openReal, postgresReachable } = await import('../helpers/backends.ts');
 
 const OPS = Number(process.env.BENCH_OPS ?? 3_000);
@@ -48,6 +53,8 @@ const SERIAL = Number(process.env.BENCH_SERIAL ?? 500);
 const IDLE = Number(process.env.BENCH_IDLE ?? 300);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'statements,saturated,serial,idle').split(','));
+const PROFILE = process.env.BENCH_PROFILE;
+const BUYERS = Number(process.env.BENCH_BUYERS ?? 1);
 const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Array<'USDC' | 'ANM'>;
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
 
@@ -115,9 +122,9 @@ interface Prepared {
 }
 /** Fresh quotes and their signed legs; the seller header is the buyer's own payment for the seller. */
 async function prepare(lane: 'USDC' | 'ANM', n: number): Promise<Prepared[]> {
-  const buyerEvm = privateKeyToAccount(generatePrivateKey());
+  const buyersEvm = Array.from({ length: Math.max(1, Math.min(n, BUYERS)) }, () => privateKeyToAccount(generatePrivateKey()));
   const buyerAnm = generateWallet('live');
-  if (lane === 'USDC') await market.ledger.fund(buyerEvm.address, 10n ** 15n);
+  if (lane === 'USDC') for (const b of buyersEvm) await market.ledger.fund(b.address, 10n ** 15n);
   else await rpc!.faucet(buyerAnm.address, 10n ** 15n);
   const out: Prepared[] = [];
   await drive(n, 8, async (i) => {
@@ -125,6 +132,7 @@ async function prepare(lane: 'USDC' | 'ANM', n: number): Promise<Prepared[]> {
     const legs = q.payment_requirements.accepts[0]!.extra.legs;
     // The bench's seller never submits its transfer: each ANM execution holds its own pair of
     // nonces until it ends (ADR 0043), so execution i signs 2i and 2i + 1 (nonces ahead of the node's are accepted).
+    const buyerEvm = buyersEvm[i % buyersEvm.length]!;
     const [sellerLeg, fee] =
       lane === 'USDC'
         ? [await signLeg(buyerEvm, { to: legs.seller.payTo, value: legs.seller.amount }), await signLeg(buyerEvm, { to: legs.fee.payTo, value: legs.fee.amount })]
@@ -135,24 +143,10 @@ async function prepare(lane: 'USDC' | 'ANM', n: number): Promise<Prepared[]> {
   return out;
 }
 
-interface Row {
-  name: string;
-  r: RunStats;
-  cpuMs: number;
-  busy: number;
-  /** Executions per second until the work after the answers was done too (routed runs). */
-  doneRate?: number;
-}
-async function measure(name: string, n: number, conc: number, op: (i: number) => Promise<unknown>, after?: () => Promise<void>): Promise<Row> {
-  const cpu0 = process.cpuUsage();
-  const ticks0 = machineTicks();
-  const t0 = performance.now();
-  const r = await drive(n, conc, op);
-  await after?.();
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  return { name, r, cpuMs: (cpu.user + cpu.system) / 1000 / n, busy: busyShare(ticks0, machineTicks()), ...(after && { doneRate: n / seconds }) };
-}
+const backendPids = async (): Promise<number[]> =>
+  backend.name === 'postgres+nats' ? (await backend.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid) : [];
+const measure = (name: string, n: number, conc: number, op: (i: number) => Promise<unknown>, after?: () => Promise<void>, profile?: string): Promise<Row> =>
+  measureRun({ name, n, conc, backendPids, after, profile }, op);
 
 const rawQuery = backend.db.query.bind(backend.db);
 /**
@@ -254,7 +248,7 @@ for (const lane of LANES) {
       const prepared = await prepare(lane, OPS);
       rows.push(await measure(`${lane}: direct call to the seller`, OPS, CONC, (i) => direct(prepared[i]!)));
       const relay0 = relayStatements;
-      rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!), () => drained(lane, prepared.map((p) => p.id))));
+      rows.push(await measure(`${lane}: routed execution`, OPS, CONC, (i) => routed(prepared[i]!), () => drained(lane, prepared.map((p) => p.id)), PROFILE && `${PROFILE}.${lane}.cpuprofile`));
       saturatedRelay = `, ${fmt((relayStatements - relay0) / OPS, 2)} in the saturated run`;
     }
     if (st) added.push(`${lane}: ${fmt(st.all, 1)} SQL statements per execution, ${fmt(st.before, 1)} of them before the answer is returned; the outbox relay's ${fmt(st.relay, 1)} one execution at a time${saturatedRelay}`);
@@ -279,8 +273,8 @@ for (const lane of LANES) {
   }
 }
 
-process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|\n`);
-for (const x of rows) process.stdout.write(`| ${x.name} | ${fmt(x.r.rate)} | ${x.doneRate === undefined ? '' : fmt(x.doneRate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(x.cpuMs, 3)} | ${fmt(x.busy * 100)} % |\n`);
+process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | PG backends CPU ms/op | nats-server CPU ms/op | machine busy |\n|---|---|---|---|---|---|---|---|---|\n`);
+for (const x of rows) process.stdout.write(`| ${x.name} | ${fmt(x.r.rate)} | ${x.doneRate === undefined ? '' : fmt(x.doneRate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(x.cpuMs, 3)} | ${x.pgMs === undefined ? '' : fmt(x.pgMs, 3)} | ${x.natsMs === undefined ? '' : fmt(x.natsMs, 3)} | ${fmt(x.busy * 100)} % |\n`);
 process.stdout.write(`\n${added.join('\n')}\n`);
 await relay.stop();
 market.stop();
