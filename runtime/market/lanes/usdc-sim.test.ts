@@ -58,6 +58,17 @@ describe.each(backendFactories)('simulated USDC ledger: settlement per nonce (%s
     expect(used.map((u, n) => u === results[n]!.ok)).toEqual(Array(6).fill(true));
   });
 
+  it('two addresses paying each other at once: no deadlock, every transfer moves (rows locked in address order)', async () => {
+    const [x, y] = ['0x00000000000000000000000000000000000000d4', '0x00000000000000000000000000000000000000d5'];
+    await ledger.fund(x, 1_000n);
+    await ledger.fund(y, 1_000n);
+    const now = Math.floor(Date.now() / 1000);
+    const pay = (from: string, to: string, n: number) => ({ from, to, value: '1', validAfter: '0', validBefore: String(2 ** 40), nonce: nonce(500 + n) });
+    const results = await Promise.all(Array.from({ length: 60 }, (_, n) => (n % 2 ? ledger.transferWithAuthorization(pay(x, y, n), now) : ledger.transferWithAuthorization(pay(y, x, n), now))));
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect([await ledger.balanceOf(x), await ledger.balanceOf(y)]).toEqual([1_000n, 1_000n]);
+  });
+
   it('a payer with no balance at all, and a transfer to oneself (the nonce used, the balance kept)', async () => {
     const now = Math.floor(Date.now() / 1000);
     const stranger = '0x00000000000000000000000000000000000000b4';

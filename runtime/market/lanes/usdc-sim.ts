@@ -161,7 +161,9 @@ interface UsedAuthorization {
 
 /**
  * A settlement in one round trip ($1 from, $2 nonce, $3 to, $4 value, $5 tx). The payer's
- * balance row is locked first with the balance checked on its latest version, so the nonce is
+ * and the recipient's balance rows are locked in address order (two addresses paying each
+ * other at once would otherwise lock them in opposite orders and deadlock), the payer's
+ * balance checked on its latest version (a locked row is its newest), so the nonce is
  * claimed only when the debit cannot fail (a short balance leaves it unused, as the token's
  * revert would) and settles from one payer queue on that row. A concurrent settle of the same
  * authorization waits on the nonce's key and then claims nothing. A transfer to oneself moves
@@ -169,7 +171,8 @@ interface UsedAuthorization {
  */
 function settleCtes(n: number, gate = ''): string {
   const [from, nonce, to, value, tx] = [n, n + 1, n + 2, n + 3, n + 4].map((i) => `$${i}`);
-  return `payer AS (SELECT 1 FROM usdc_balances WHERE address = ${from} AND balance >= ${value}::numeric ${gate} FOR UPDATE),
+  return `rows AS (SELECT address, balance FROM usdc_balances WHERE address IN (${from}, ${to}) ${gate} ORDER BY address FOR UPDATE),
+  payer AS (SELECT 1 FROM rows WHERE address = ${from} AND balance >= ${value}::numeric),
   claim AS (INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash)
             SELECT ${from}, ${nonce}, ${to}, ${value}::numeric, ${tx} WHERE EXISTS (SELECT 1 FROM payer) ON CONFLICT DO NOTHING RETURNING 1),
   debit AS (UPDATE usdc_balances SET balance = balance - ${value}::numeric WHERE address = ${from} AND ${from} <> ${to} AND EXISTS (SELECT 1 FROM claim)),
