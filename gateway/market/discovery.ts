@@ -94,8 +94,8 @@ function items(records: readonly ListingRecord[], q: Filters, base: string, toke
     .map((r) => bazaarItem(r, base, token))
     .filter((i) => {
       const accepts: ReadonlyArray<{ network: string; scheme: string; payTo: string }> = i.accepts;
-      // A v1 item names its network `base`: a filter by either name finds it.
-      const network = (n: string) => n === q.network || fromV1Network(n) === q.network;
+      // A v1 item names its network `base`: a filter by either name finds v1 and v2 items alike.
+      const network = (n: string) => fromV1Network(n) === fromV1Network(q.network);
       return (!q.network || accepts.some((a) => network(a.network))) && (!q.scheme || accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || accepts.some((a) => a.payTo === q.payTo));
     });
 }

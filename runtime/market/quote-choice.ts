@@ -8,7 +8,7 @@
  * a pass over every listing its words match.
  */
 import type { ListingRecord } from '../../machines/listing/view.ts';
-import type { SearchHit } from './search-index.ts';
+import { payeeDisowned, type SearchHit } from './search-index.ts';
 
 /** Latency ceilings kept per hits array: agents send a few; the rest are chosen each time. */
 const CEILINGS_KEPT = 16;
@@ -37,6 +37,5 @@ export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | u
 
 /** Not unanswered three times running, not refused before any connection (a target the SSRF rules forbid), not paying another payee. */
 function callable(r: ListingRecord): boolean {
-  const newest = r.recent_scans[0]?.outcome;
-  return r.status !== 'offline' && newest !== 'refused' && newest !== 'pay_to_mismatch';
+  return r.status !== 'offline' && r.recent_scans[0]?.outcome !== 'refused' && !payeeDisowned(r);
 }

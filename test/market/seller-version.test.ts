@@ -112,6 +112,9 @@ describe('Bazaar items in the seller\'s x402 version (DESIGN §5 "Discovery")', 
     // A filter by the CAIP-2 id finds the v1 item too.
     const byId = await client.extensions.bazaar.listResources({ network: 'eip155:8453', limit: 100 });
     expect(byId.items.map((i) => i.resource)).toContain(`${base}/v1/quote`);
+    // And the v1 name finds the v2 items on that chain.
+    const byName = await client.extensions.bazaar.listResources({ network: 'base', limit: 100 });
+    expect(byName.items.map((i) => i.resource)).toEqual(expect.arrayContaining([`${base}/v1/quote`, `${base}/v2/quote`]));
   });
 
   it("the v1 item, paid by the stock v1 client (the `x402` package's createPaymentHeader, X-PAYMENT), is accepted by the v1 seller", { timeout: 60_000 }, async () => {
@@ -124,15 +127,18 @@ describe('Bazaar items in the seller\'s x402 version (DESIGN §5 "Discovery")', 
 
   it('lastUpdated is the listing\'s last update, not its creation', async () => {
     h.skew += 5_000;
-    const again = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Aphorisms v2', description: 'Aphorisms v2, updated', tags: ['newspeaker'], endpoint: `${base}/v2/quote`, price: '0.02' }) });
-    expect(again.status).toBe(200);
-    await h.deps.index.refresh();
-    const record = (await h.req('GET', `/api/v1/resources/${ids.v2}`)).json;
-    expect(record.updated_at).toBeGreaterThan(record.created_at);
-    const { items } = await withBazaar(new HTTPFacilitatorClient({ url: h.url })).extensions.bazaar.listResources({ limit: 100 });
-    const item = items.find((i) => i.resource === `${base}/v2/quote`)!;
-    expect(item.lastUpdated).toBe(new Date(record.updated_at * 1000).toISOString());
-    expect(item.lastUpdated).not.toBe(new Date(record.created_at * 1000).toISOString());
-    h.skew = 0;
+    try {
+      const again = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Aphorisms v2', description: 'Aphorisms v2, updated', tags: ['newspeaker'], endpoint: `${base}/v2/quote`, price: '0.02' }) });
+      expect(again.status).toBe(200);
+      await h.deps.index.refresh();
+      const record = (await h.req('GET', `/api/v1/resources/${ids.v2}`)).json;
+      expect(record.updated_at).toBeGreaterThan(record.created_at);
+      const { items } = await withBazaar(new HTTPFacilitatorClient({ url: h.url })).extensions.bazaar.listResources({ limit: 100 });
+      const item = items.find((i) => i.resource === `${base}/v2/quote`)!;
+      expect(item.lastUpdated).toBe(new Date(record.updated_at * 1000).toISOString());
+      expect(item.lastUpdated).not.toBe(new Date(record.created_at * 1000).toISOString());
+    } finally {
+      h.skew = 0;
+    }
   });
 });

@@ -160,10 +160,13 @@ interface UsedAuthorization {
 }
 
 /**
- * A settlement in one round trip ($1 from, $2 nonce, $3 to, $4 value, $5 tx). The payer's
- * and the recipient's balance rows are locked in address order (two addresses paying each
- * other at once would otherwise lock them in opposite orders and deadlock), the payer's
- * balance checked on its latest version (a locked row is its newest), so the nonce is
+ * A settlement in one round trip ($1 from, $2 nonce, $3 to, $4 value, $5 tx). Balance rows
+ * are locked in ascending address order, so two addresses paying each other at once cannot
+ * deadlock: `rows` locks as it hands out rows sorted by address (LockRows above the Sort), and
+ * `EXISTS (payer)` stops at the payer's row. So when the recipient sorts first both are locked
+ * here; when the payer sorts first only the payer is, and `credit` locks the recipient after
+ * it, still ascending. Keep that order if the statement changes. The payer's balance is
+ * checked on the locked row, which is its latest version, so the nonce is
  * claimed only when the debit cannot fail (a short balance leaves it unused, as the token's
  * revert would) and settles from one payer queue on that row. A concurrent settle of the same
  * authorization waits on the nonce's key and then claims nothing. A transfer to oneself moves
