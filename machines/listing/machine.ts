@@ -38,6 +38,11 @@ const listing = setup({
     takeOver: assign(({ context, event }) => {
       assertEvent(event, 'listing.take_over');
       // Counted, not timed: two ownerships begun in one millisecond, or A -> B -> A, stay apart (ADR 0077).
+      // An event from the previous release names no generation and keeps the count, as that
+      // release did: its journal then replays to the snapshot it wrote (no field, read as 0).
+      if (event.previous_owner_generation === undefined) {
+        return { ...fieldsOf(event), updated_at: event.at, owner_since: event.at, scan: rules.scanAfterTakeover(context, event) };
+      }
       const owner_generation = ownerGeneration(context) + 1;
       return { ...fieldsOf(event), updated_at: event.at, owner_since: event.at, owner_generation, scan: rules.scanAfterTakeover(context, event) };
     }),
