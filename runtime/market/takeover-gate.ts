@@ -3,7 +3,9 @@
  * listing in flight in this process, shared by the registrations with the same terms that arrive
  * meanwhile, and across every process on the database a cooldown after each probe in which
  * another attempt is refused with `rate_limited`. Without it one signed body sent many times, to
- * one process or to many, would make the marketplace call the endpoint as often.
+ * one process or to many, would make the marketplace call the endpoint as often. Each process
+ * remembers when a listing's cooldown ends, so attempts it already knows to be refused cost no
+ * database round trip or row lock.
  */
 import type { TakeoverProof } from '../../machines/listing/events.ts';
 import type { Queryable } from '../../storage/db.ts';
@@ -27,6 +29,12 @@ WITH claimed AS (
 )
 SELECT EXISTS (SELECT 1 FROM claimed) AS claimed,
        (SELECT ceil(extract(epoch FROM p.probed_at - now()) * 1000 + $2::float8)::float8 FROM listing_takeover_probes p WHERE p.resource_id = $1) AS wait_ms`;
+/**
+ * The rest of the cooldown as of now, read in a statement of its own: the claim's subquery reads
+ * the claim's snapshot, which misses a claim another process committed while this one waited
+ * for its row lock (it would see the old, expired time).
+ */
+const REMAINING = `SELECT ceil(extract(epoch FROM probed_at - now()) * 1000 + $2::float8)::float8 AS wait_ms FROM listing_takeover_probes WHERE resource_id = $1`;
 /** The cooldown runs from the end of the probe, however long it took. */
 const ENDED = `UPDATE listing_takeover_probes SET probed_at = greatest(probed_at, now()) WHERE resource_id = $1`;
 
@@ -37,8 +45,17 @@ interface InFlight {
   done: Promise<unknown>;
 }
 
+/** Above this many remembered cooldowns, the ended ones are dropped when another is added. */
+const REMEMBERED_MAX = 1_024;
+
 export class TakeoverGate {
   private readonly inFlight = new Map<string, InFlight>();
+  /**
+   * Per listing, when (this process's `performance.now()`) its cooldown ends, as the database
+   * last answered. Never later than the database's end, so it only refuses what the claim would
+   * refuse too; once it has passed, the claim decides again (another process may have probed).
+   */
+  private readonly coolUntil = new Map<string, number>();
 
   constructor(
     private readonly db: Queryable,
@@ -60,6 +77,7 @@ export class TakeoverGate {
       // Other terms (another key or body): wait for that attempt, then the cooldown decides.
       await running.done.catch(() => undefined);
     }
+    this.refuseWhileCooling(id);
     // Registered before the claim is asked, so copies arriving meanwhile share its answer (a
     // probe, or the same 429) instead of claiming again.
     let claimed = false;
@@ -69,19 +87,50 @@ export class TakeoverGate {
     });
     const done = proof.then(use).finally(async () => {
       this.inFlight.delete(id);
-      if (claimed) await this.db.query(ENDED, [id]).catch(() => undefined);
+      if (!claimed) return;
+      // Taken before ENDED's now(), so this process's end is not later than the shared one.
+      this.remember(id, performance.now() + this.cooldownMs);
+      await this.db.query(ENDED, [id]).catch(() => undefined);
     });
     this.inFlight.set(id, { terms, proof, done });
     return done;
   }
 
   private async claim(id: string): Promise<void> {
+    // Before the question is sent, so the end remembered is not later than the database's.
+    const asked = performance.now();
     const { rows } = await this.db.query<{ claimed: boolean; wait_ms: number | null }>(CLAIM, [id, this.cooldownMs]);
     const row = rows[0];
     if (row?.claimed) return;
-    // Claimed by another process after this statement's snapshot: its cooldown has just begun.
-    const wait = row?.wait_ms ?? this.cooldownMs;
-    const seconds = Math.max(1, Math.ceil(wait / 1000));
+    let wait = row?.wait_ms ?? null;
+    if (wait === null || wait <= 0) {
+      // Claimed by another process after this statement's snapshot: read the row as it is now.
+      const again = await this.db.query<{ wait_ms: number | null }>(REMAINING, [id, this.cooldownMs]);
+      wait = again.rows[0]?.wait_ms ?? null;
+    }
+    // Still nothing left to wait (the row ended between the two statements): a full cooldown is the safe answer.
+    if (wait === null || wait <= 0) wait = this.cooldownMs;
+    this.remember(id, asked + wait);
+    this.refuse(wait);
+  }
+
+  /** Refuses locally, without the database, while this process knows the listing's cooldown runs. */
+  private refuseWhileCooling(id: string): void {
+    const until = this.coolUntil.get(id);
+    if (until === undefined) return;
+    const left = until - performance.now();
+    if (left > 0) this.refuse(left);
+    this.coolUntil.delete(id);
+  }
+
+  private remember(id: string, until: number): void {
+    const now = performance.now();
+    if (this.coolUntil.size >= REMEMBERED_MAX) for (const [k, end] of this.coolUntil) if (end <= now) this.coolUntil.delete(k);
+    this.coolUntil.set(id, until);
+  }
+
+  private refuse(waitMs: number): never {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
     throw new MarketRefusal('rate_limited', `This listing's endpoint was probed for a takeover moments ago; retry after ${seconds} s.`, undefined, seconds);
   }
 }

@@ -12,7 +12,7 @@ import type { TakeoverProof } from '../../machines/listing/events.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
 import { MarketRefusal } from '../../runtime/market/errors.ts';
 import { TakeoverGate } from '../../runtime/market/takeover-gate.ts';
-import type { Db } from '../../storage/db.ts';
+import type { Db, Queryable } from '../../storage/db.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, NATS_URL, backendFactories, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
 import { seller, signedListing, type Seller } from '../fixtures/market.ts';
@@ -121,6 +121,41 @@ describe.each(backendFactories)('takeover cooldown claim on %s: two gates over o
     await sleep(1_600);
     expect(await b.run('res_aa', 'terms-b', probe, async () => 'b')).toBe('b');
     expect(probes).toBe(3);
+  });
+
+  // ADR 0077 "Shared cooldown": a refused claim's Retry-After is the rest of the cooldown.
+  it('claims of an expired row made at once by many gates: one probes, every other is told the whole cooldown, not 1 s', async () => {
+    for (const id of ['res_dd0', 'res_dd1', 'res_dd2']) {
+      await backend.db.query(`INSERT INTO listing_takeover_probes (resource_id, probed_at) VALUES ($1, now() - interval '1 hour')`, [id]);
+      const gates = Array.from({ length: 8 }, () => new TakeoverGate(backend.db, 60_000));
+      let probes = 0;
+      const results = await Promise.allSettled(gates.map((g, i) => g.run(id, `terms-${i}`, async () => (probes++, proof), async () => i)));
+      expect(probes).toBe(1);
+      const refused = results.filter((r) => r.status === 'rejected').map((r) => (r.reason as MarketRefusal));
+      expect(refused.map((r) => `${r.code} ${r.retryAfter}`)).toEqual(Array(7).fill('rate_limited 60'));
+    }
+  });
+
+  it('a gate refuses what it knows is cooling without asking the database; once that has passed, the claim decides again', async () => {
+    let queries = 0;
+    const counted: Queryable = { query: (sql, params) => (queries++, backend.db.query(sql, params)), exec: (sql) => backend.db.exec(sql) };
+    const [a, b] = [new TakeoverGate(counted, 1_500), new TakeoverGate(counted, 1_500)];
+    let probes = 0;
+    const probe = async () => (probes++, proof);
+    const refusal = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => `${(e as MarketRefusal).code} ${(e as MarketRefusal).retryAfter}`);
+    await a.run('res_ee', 'terms-a', probe, async () => 'a');
+    // `a` probed, `b` learns the cooldown from the database once; then neither asks it again.
+    expect(await refusal(b.run('res_ee', 'terms-b', probe, async () => 'b'))).toBe('rate_limited 2');
+    const asked = queries;
+    for (const g of [a, b, a, b]) expect(await refusal(g.run('res_ee', 'terms-c', probe, async () => 'c'))).toBe('rate_limited 2');
+    expect(queries).toBe(asked);
+    await sleep(1_600);
+    // Over for both: `a` claims again; `b`, whose memory says it is over too, is refused by the database.
+    expect(await a.run('res_ee', 'terms-a2', probe, async () => 'a')).toBe('a');
+    const before = queries;
+    expect(await refusal(b.run('res_ee', 'terms-b2', probe, async () => 'b'))).toBe('rate_limited 2');
+    expect(queries).toBeGreaterThan(before);
+    expect(probes).toBe(2);
   });
 
   it('claims made at once by many gates: one probes', async () => {
