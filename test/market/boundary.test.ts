@@ -15,13 +15,21 @@ import { bodyBytes, contentType, expectBoundary, objectText, scalarText, segment
 import { FEE_ADDRESSES, useMarket } from './harness.ts';
 
 const RUNS = Number(process.env.BOUNDARY_RUNS ?? 400);
-const TABLES = ['actors', 'actor_events', 'outbox', 'timers', 'idempotency_keys', 'market_leg_nonces', 'usdc_authorizations', 'usdc_balances'];
+/**
+ * Every table a request can write. One exception is documented (ADR 0077 "Shared cooldown";
+ * docs/marketplace.md "POST /api/v1/resources"): a takeover attempt that gets as far as probing
+ * the endpoint records the probe's time in `listing_takeover_probes` even when refused with 403,
+ * since that time is what the cooldown counts from. The random bodies below never carry a
+ * valid signature, so no refusal of theirs reaches that probe.
+ */
+const TABLES = ['actors', 'actor_events', 'outbox', 'timers', 'idempotency_keys', 'market_leg_nonces', 'usdc_authorizations', 'usdc_balances', 'listing_takeover_probes'];
 
 const h = useMarket();
 const buyer = privateKeyToAccount(generatePrivateKey());
 /** Filled in beforeAll: a real intent, a real listing and two signed legs (as JSON objects). */
 const real = { intent: '', resource: '', payTo: '', seller: {} as Record<string, unknown>, fee: {} as Record<string, unknown> };
-const rows = async () => (await Promise.all(TABLES.map(async (t) => (await h.backend.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`)).rows[0]!.n))).join('/');
+const counts = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, (await h.backend.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`)).rows[0]!.n] as const)));
+const rows = async () => Object.values(await counts()).join('/');
 
 beforeAll(async () => {
   const s = seller();
@@ -179,3 +187,20 @@ describe('x402 legs inside bodies are read strictly (issue 26)', () => {
     expect(code(r).code).toBe('invalid_json');
   });
 });
+
+describe('a refused takeover stores only when its endpoint was probed (ADR 0077)', () => {
+  it('403 adds that one row and nothing else; the 429 within the cooldown stores nothing', async () => {
+    const endpoint = `https://seller.example/${Math.random().toString(16).slice(2, 10)}`;
+    const listing = (s: ReturnType<typeof seller>) => signedListing(s, { name: 'Boundary takeover', endpoint, price: '0.02' });
+    expect((await h.req('POST', '/api/v1/resources', { body: await listing(seller()) })).status).toBe(201);
+    const before = await counts();
+    // Another key, and the endpoint's 402 (there is none) cannot name its payTo.
+    const refused = await h.req('POST', '/api/v1/resources', { body: await listing(seller()) });
+    expect(refused.status, refused.text).toBe(403);
+    expect(await counts()).toEqual({ ...before, listing_takeover_probes: before.listing_takeover_probes! + 1 });
+    const cooling = await h.req('POST', '/api/v1/resources', { body: await listing(seller()) });
+    expect(cooling.status, cooling.text).toBe(429);
+    expect(await counts()).toEqual({ ...before, listing_takeover_probes: before.listing_takeover_probes! + 1 });
+  }, 30_000);
+});
+
