@@ -108,8 +108,9 @@ export class TakeoverGate {
       const again = await this.db.query<{ wait_ms: number | null }>(REMAINING, [id, this.cooldownMs]);
       wait = again.rows[0]?.wait_ms ?? null;
     }
-    // Still nothing left to wait (the row ended between the two statements): a full cooldown is the safe answer.
-    if (wait === null || wait <= 0) wait = this.cooldownMs;
+    // Nothing left to wait now (the cooldown ended between the two statements): a retry may
+    // claim at once, so 1 s, and nothing remembered that the database would not refuse.
+    if (wait === null || wait <= 0) this.refuse(0);
     this.remember(id, asked + wait);
     this.refuse(wait);
   }
