@@ -17,22 +17,17 @@ export const TAKEOVER_COOLDOWN_MS = 10_000;
 /**
  * Claims the listing's next probe when the last one (by any process) is a cooldown old, in one
  * statement: of two processes claiming at once, the row lock lets one through and the other
- * sees its claim. Otherwise answers how long the cooldown still runs. The database's clock
- * decides, so processes whose clocks drift still agree.
+ * claims nothing. The database's clock decides, so processes whose clocks drift still agree.
  */
 const CLAIM = `
-WITH claimed AS (
-  INSERT INTO listing_takeover_probes (resource_id, probed_at) VALUES ($1, now())
-  ON CONFLICT (resource_id) DO UPDATE SET probed_at = now()
-  WHERE listing_takeover_probes.probed_at <= now() - make_interval(secs => $2::float8 / 1000)
-  RETURNING 1
-)
-SELECT EXISTS (SELECT 1 FROM claimed) AS claimed,
-       (SELECT ceil(extract(epoch FROM p.probed_at - now()) * 1000 + $2::float8)::float8 FROM listing_takeover_probes p WHERE p.resource_id = $1) AS wait_ms`;
+INSERT INTO listing_takeover_probes (resource_id, probed_at) VALUES ($1, now())
+ON CONFLICT (resource_id) DO UPDATE SET probed_at = now()
+WHERE listing_takeover_probes.probed_at <= now() - make_interval(secs => $2::float8 / 1000)
+RETURNING 1`;
 /**
- * The rest of the cooldown as of now, read in a statement of its own: the claim's subquery reads
- * the claim's snapshot, which misses a claim another process committed while this one waited
- * for its row lock (it would see the old, expired time).
+ * The rest of the cooldown as of now, after a refused claim, in a statement of its own: read in
+ * the claim's statement it would come from the claim's snapshot, which misses a claim another
+ * process committed while this one waited for the row lock (the old, expired time).
  */
 const REMAINING = `SELECT ceil(extract(epoch FROM probed_at - now()) * 1000 + $2::float8)::float8 AS wait_ms FROM listing_takeover_probes WHERE resource_id = $1`;
 /** The cooldown runs from the end of the probe, however long it took. */
@@ -99,15 +94,11 @@ export class TakeoverGate {
   private async claim(id: string): Promise<void> {
     // Before the question is sent, so the end remembered is not later than the database's.
     const asked = performance.now();
-    const { rows } = await this.db.query<{ claimed: boolean; wait_ms: number | null }>(CLAIM, [id, this.cooldownMs]);
-    const row = rows[0];
-    if (row?.claimed) return;
-    let wait = row?.wait_ms ?? null;
-    if (wait === null || wait <= 0) {
-      // Claimed by another process after this statement's snapshot: read the row as it is now.
-      const again = await this.db.query<{ wait_ms: number | null }>(REMAINING, [id, this.cooldownMs]);
-      wait = again.rows[0]?.wait_ms ?? null;
-    }
+    const claimed = await this.db.query(CLAIM, [id, this.cooldownMs]);
+    if (claimed.rows.length > 0) return;
+    // Refused: the first refusal this process learns of in a cooldown; later ones are answered locally.
+    const { rows } = await this.db.query<{ wait_ms: number | null }>(REMAINING, [id, this.cooldownMs]);
+    const wait = rows[0]?.wait_ms ?? null;
     // Nothing left to wait now (the cooldown ended between the two statements): a retry may
     // claim at once, so 1 s, and nothing remembered that the database would not refuse.
     if (wait === null || wait <= 0) this.refuse(0);
