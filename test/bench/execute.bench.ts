@@ -155,14 +155,21 @@ const rawQuery = backend.db.query.bind(backend.db);
  * the outbox relayed.
  */
 async function drained(lane: 'USDC' | 'ANM', ids: string[]): Promise<void> {
-  const done = lane === 'USDC' ? `state = 'SETTLED'` : `snapshot->'context'->'execution'->>'seller_status' IS NOT NULL`;
+  const done = lane === 'USDC' ? `a.state = 'SETTLED'` : `a.snapshot->'context'->'execution'->>'seller_status' IS NOT NULL`;
+  // Each poll asks only about the executions not yet seen done, and whether any outbox row
+  // waits at all: a poll that counted every execution and every unpublished row took a core's
+  // share of PostgreSQL while the last work was finishing, and counted against it.
+  let pending = ids;
   for (;;) {
-    const { rows } = await rawQuery<{ n: number; unpublished: number }>(
-      `SELECT count(*)::int AS n, (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS unpublished FROM actors WHERE id = ANY($1) AND ${done}`,
-      [ids],
+    const { rows } = await rawQuery<{ id: string | null; waiting: boolean }>(
+      `SELECT a.id, EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL) AS waiting
+         FROM (SELECT 1) AS one LEFT JOIN actors a ON a.id = ANY($1) AND ${done}`,
+      [pending],
     );
-    if (rows[0]!.n === ids.length && rows[0]!.unpublished === 0) return;
-    await new Promise((r) => setTimeout(r, 10));
+    const seen = new Set(rows.map((r) => r.id).filter((id): id is string => id !== null));
+    pending = pending.filter((id) => !seen.has(id));
+    if (pending.length === 0 && !rows[0]!.waiting) return;
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
