@@ -38,7 +38,9 @@ export class AnmFacilitator {
 
   async settle(r: FacilitatorRequest): Promise<SettleResponse> {
     const c = await this.check(r, true);
-    const failed = (reason: string, message: string, payer?: string): SettleResponse => ({ success: false, errorReason: reason, errorMessage: message, ...(payer && { payer }), transaction: '', network: NETWORK });
+    // The network the payment names, as the SDK answers (ADR 0083); verified, it is NETWORK.
+    const network = r.network;
+    const failed = (reason: string, message: string, payer?: string): SettleResponse => ({ success: false, errorReason: reason, errorMessage: message, ...(payer && { payer }), transaction: '', network });
     if (!c.ok) return failed(c.reason, c.message, c.payer);
     const { payer } = c.transfer;
     const sent = await this.lane.settle(c.transfer);
@@ -46,6 +48,6 @@ export class AnmFacilitator {
     const receipt = await this.lane.waitIncluded(sent.tx);
     if (!receipt) return failed('invalid_exact_anm_not_included', 'the transfer was submitted but is not in a block yet; settle again to learn its fate', payer);
     if (receipt.status !== 'success') return failed('invalid_exact_anm_transaction_failed', `the transfer failed on the chain: ${receipt.error ?? 'failed'}`, payer);
-    return { success: true, payer, transaction: sent.tx, network: NETWORK };
+    return { success: true, payer, transaction: sent.tx, network };
   }
 }

@@ -51,6 +51,12 @@ export interface FacilitatorRequest {
   /** The requirements as sent: the EVM checks read `asset` and `extra` from them. */
   requirements: Record<string, unknown>;
   req: Requirement;
+  /**
+   * The network the payment names, as it is written: `base` in v1, CAIP-2 in v2. Answers name
+   * it, as the SDK's facilitators of each version do, and x402 1.x's SettleResponse allows
+   * only its own network names there.
+   */
+  network: string;
 }
 
 const VERSIONS = [1, 2];
@@ -74,5 +80,21 @@ export function readRequest(body: unknown, token: UsdcToken): FacilitatorRequest
   if (body.paymentRequirements === undefined) return refuse('invalid_payment_requirements', 'paymentRequirements is required');
   const req = requirementOf(body.paymentRequirements);
   if ('ok' in req) return req;
-  return { ok: true, leg, requirements: body.paymentRequirements as Record<string, unknown>, req };
+  const named = paymentNetwork(raw);
+  return { ok: true, leg, requirements: body.paymentRequirements as Record<string, unknown>, req, network: typeof named === 'string' ? named : req.network };
+}
+
+const paymentNetwork = (p: Record<string, unknown>): unknown => (p.x402Version === 1 ? p.network : isObject(p.accepted) ? p.accepted.network : undefined);
+
+/**
+ * The network to answer a request `readRequest` refused with: the payment's, else the
+ * requirements', as written; undefined when the body names neither.
+ */
+export function requestNetwork(body: unknown): string | undefined {
+  if (!isObject(body)) return undefined;
+  const raw = typeof body.paymentPayload === 'string' ? fromBase64Json(body.paymentPayload) : body.paymentPayload;
+  const named = isObject(raw) ? paymentNetwork(raw) : undefined;
+  if (typeof named === 'string') return named;
+  const r = body.paymentRequirements;
+  return isObject(r) && typeof r.network === 'string' ? r.network : undefined;
 }

@@ -2,14 +2,16 @@
  * The x402 facilitator API for the marketplace's lanes (DESIGN §5 "Facilitator"), in the
  * SDK's shapes (`@x402/core` VerifyRequest/VerifyResponse/SettleResponse/SupportedResponse)
  * and reason codes, so a seller running stock `@x402/express` can settle through us.
- * Settlement is idempotent per nonce: the same authorization settles once and is then
- * answered with its transaction.
+ * Each version is answered as the SDK's facilitator for it answers (ADR 0083): the network the
+ * payment names (`base` in v1), v1's reason codes for v1, and the payer on every refusal
+ * that can name one. Settlement is idempotent per nonce: the same authorization settles once
+ * and is then answered with its transaction.
  */
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import { AnmFacilitator, ANM_KIND } from './facilitator-anm.ts';
 import { checkExactEvm } from './facilitator-evm.ts';
-import { readRequest, refuse, type FacilitatorRequest, type Refusal } from './facilitator-request.ts';
+import { readRequest, refuse, requestNetwork, type FacilitatorRequest, type Refusal } from './facilitator-request.ts';
 import { v1NetworkName } from './requirements.ts';
 
 export interface VerifyResponse {
@@ -27,6 +29,19 @@ export interface SettleResponse {
   transaction: string;
   network: string;
 }
+
+/**
+ * The reasons @x402/evm's v1 exact facilitator (`ExactEvmSchemeV1`) words otherwise than its
+ * v2 one. v1 has no asset check: a token the chain cannot settle fails its simulation, and the
+ * diagnosis of a contract without EIP-3009 is `invalid_exact_evm_eip3009_not_supported`.
+ */
+const V1_REASONS: Readonly<Record<string, string>> = {
+  invalid_exact_evm_payload_authorization_value_mismatch: 'invalid_exact_evm_authorization_value',
+  asset_not_deployed_contract: 'invalid_exact_evm_eip3009_not_supported',
+};
+
+const reasonFor = (version: number, reason: string): string => (version === 1 ? (V1_REASONS[reason] ?? reason) : reason);
+const payerOf = (payer: string | undefined) => (payer ? { payer } : {});
 
 export class Facilitator {
   private readonly anm: AnmFacilitator | null;
@@ -69,24 +84,31 @@ export class Facilitator {
     return refuse('unsupported_scheme', `no ${r.req.scheme} on ${r.req.network} here (GET /facilitator/supported lists the kinds served)`);
   }
 
+  /** The network a refused request is answered with: the one it names, else the lane's in the body's version. */
+  private refusedNetwork(body: unknown): string {
+    const v1 = (body as { x402Version?: unknown } | null)?.x402Version === 1 ? v1NetworkName(this.usdc.token) : undefined;
+    return requestNetwork(body) ?? v1 ?? this.usdc.network;
+  }
+
   async verify(body: unknown): Promise<VerifyResponse> {
     const to = this.route(body);
     if ('ok' in to) return { isValid: false, invalidReason: to.reason, invalidMessage: to.message };
     if (to.lane === 'anm') return to.anm.verify(to.r);
     const c = await checkExactEvm(to.r, this.usdc, false);
-    return c.ok ? { isValid: true, payer: c.payer } : { isValid: false, invalidReason: c.reason, invalidMessage: c.message, ...(c.payer ? { payer: c.payer } : {}) };
+    if (c.ok) return { isValid: true, payer: c.payer };
+    return { isValid: false, invalidReason: reasonFor(to.r.leg.x402Version, c.reason), invalidMessage: c.message, ...payerOf(c.payer) };
   }
 
   async settle(body: unknown): Promise<SettleResponse> {
     const to = this.route(body);
-    const network = this.usdc.network;
-    if ('ok' in to) return { success: false, errorReason: to.reason, errorMessage: to.message, transaction: '', network };
+    if ('ok' in to) return { success: false, errorReason: to.reason, errorMessage: to.message, transaction: '', network: this.refusedNetwork(body) };
     if (to.lane === 'anm') return to.anm.settle(to.r);
+    const { network, leg } = to.r;
     const c = await checkExactEvm(to.r, this.usdc, true);
-    if (!c.ok) return { success: false, errorReason: c.reason, errorMessage: c.message, ...(c.payer ? { payer: c.payer } : {}), transaction: '', network };
+    if (!c.ok) return { success: false, errorReason: reasonFor(leg.x402Version, c.reason), errorMessage: c.message, ...payerOf(c.payer), transaction: '', network };
     const r = await this.usdc.settle(c.payload);
     return r.ok
       ? { success: true, payer: c.payer, transaction: r.tx, network }
-      : { success: false, errorReason: r.reason, ...(r.message ? { errorMessage: r.message } : {}), payer: c.payer, transaction: '', network };
+      : { success: false, errorReason: reasonFor(leg.x402Version, r.reason), ...(r.message ? { errorMessage: r.message } : {}), payer: c.payer, transaction: '', network };
   }
 }

@@ -84,7 +84,7 @@ describe('routed execution to a stock x402 v1 seller (x402-express)', () => {
     expect(r.json).toMatchObject({ status: 200, purchase_status: 'EXECUTING', body: QUOTE, body_encoding: 'utf8' });
     // The seller's own settlement receipt, from the facilitator it settled through.
     const receipt = JSON.parse(Buffer.from(r.json.headers['x-payment-response'], 'base64').toString('utf8'));
-    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: buyer.address.toLowerCase() });
+    expect(receipt).toMatchObject({ success: true, network: 'base', payer: buyer.address.toLowerCase() });
     expect(received).toEqual([header]);
     // The fee is taken right after the answer is returned (ADR 0046).
     await waitFor(async () => (await h.market.purchases.read(q.json.intent_id))?.status === 'SETTLED', 10_000, 'SETTLED');

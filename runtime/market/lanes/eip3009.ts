@@ -1,8 +1,9 @@
 /**
  * EIP-3009 `TransferWithAuthorization` as the x402 `exact` EVM scheme carries it, and its
- * checks in the SDK's order and reason codes (@x402/evm's exact facilitator): scheme,
- * network, asset, recipient, value, time window, signature. Nonce and balance are the
- * ledger's to check.
+ * checks in the SDK's order and v2 reason codes (@x402/evm `verifyEIP3009`, and its v1
+ * `ExactEvmSchemeV1` in the same order): scheme, network, asset, then signature, recipient,
+ * validBefore, validAfter, value. The order decides which reason a payment with several faults
+ * gets, so it is the SDK's, not cheapest-first. Nonce and balance are the ledger's to check.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -77,7 +78,8 @@ export function transferDigest(a: Authorization, domain: EvmDomain = USDC_DOMAIN
   return `0x${bytesToHex(keccak_256(message))}`;
 }
 
-export type Check = { ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string };
+/** A refusal names `payer` (authorization.from) once the payload is read, as the SDK's does. */
+export type Check = { ok: true; payer: string; authorization: Authorization } | { ok: false; reason: string; message: string; payer?: string };
 
 const fail = (reason: string, message: string): Check => ({ ok: false, reason, message });
 const uint = /^(0|[1-9][0-9]{0,77})$/;
@@ -111,20 +113,22 @@ export function checkAccepted(accepted: Record<string, unknown> | undefined, e: 
   return null;
 }
 
-/** The authorization against the expected payment at `nowS` (Unix seconds), then its signature over `domain`. */
+/** The signature over `domain`, then the authorization against the expected payment at `nowS` (Unix seconds). */
 export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: number, domain: EvmDomain = USDC_DOMAIN): Promise<Check> {
   const a = p.authorization;
-  if (a.to.toLowerCase() !== e.payTo.toLowerCase()) return fail('invalid_exact_evm_recipient_mismatch', 'authorization.to is not the payTo of this leg');
-  if (BigInt(a.value) !== e.amount) return fail('invalid_exact_evm_payload_authorization_value_mismatch', `authorization.value must be exactly ${e.amount}`);
-  // The SDK leaves 6 s for the settlement transaction to land before validBefore.
-  if (BigInt(a.validBefore) < BigInt(nowS + 6)) return fail('invalid_exact_evm_payload_authorization_valid_before', 'the authorization expires too soon');
-  if (BigInt(a.validAfter) > BigInt(nowS)) return fail('invalid_exact_evm_payload_authorization_valid_after', 'the authorization is not valid yet');
+  const payer = a.from.toLowerCase();
+  const refuse = (reason: string, message: string): Check => ({ ok: false, reason, message, payer });
   const digest = transferDigest(a, domain);
   if (digest === null) return fail('invalid_payload', 'the authorization cannot be hashed as EIP-712 typed data');
   const signer = recoverSigner(digest, p.signature);
-  if (signer === null) return fail('invalid_exact_evm_failed_to_parse_signature', 'the signature is not 65 bytes r, s (low s), v (27 or 28)');
-  if (signer.toLowerCase() !== a.from.toLowerCase()) return fail('invalid_exact_evm_signature', 'the signature is not by authorization.from over this domain');
-  return { ok: true, payer: a.from.toLowerCase(), authorization: a };
+  if (signer === null) return refuse('invalid_exact_evm_failed_to_parse_signature', 'the signature is not 65 bytes r, s (low s), v (27 or 28)');
+  if (signer.toLowerCase() !== payer) return refuse('invalid_exact_evm_signature', 'the signature is not by authorization.from over this domain');
+  if (a.to.toLowerCase() !== e.payTo.toLowerCase()) return refuse('invalid_exact_evm_recipient_mismatch', 'authorization.to is not the payTo of this leg');
+  // The SDK leaves 6 s for the settlement transaction to land before validBefore.
+  if (BigInt(a.validBefore) < BigInt(nowS + 6)) return refuse('invalid_exact_evm_payload_authorization_valid_before', 'the authorization expires too soon');
+  if (BigInt(a.validAfter) > BigInt(nowS)) return refuse('invalid_exact_evm_payload_authorization_valid_after', 'the authorization is not valid yet');
+  if (BigInt(a.value) !== e.amount) return refuse('invalid_exact_evm_payload_authorization_value_mismatch', `authorization.value must be exactly ${e.amount}`);
+  return { ok: true, payer, authorization: a };
 }
 
 export const USDC_EXPECTED_BASE = { scheme: MARKET_LANES.USDC.legScheme, network: MARKET_LANES.USDC.network, asset: USDC_TOKEN.address } as const;
