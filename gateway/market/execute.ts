@@ -24,7 +24,7 @@ const executeBody = z.strictObject({
 const INTENT_ID = /^pi_[0-9a-z]+$/;
 
 const execute: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
-  app.post('/api/v1/route/execute', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+  app.post('/api/v1/route/execute', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const r = executeBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     if (!INTENT_ID.test(r.data.intent_id)) throw new AppError('not_found', 'No purchase intent with this id.');

@@ -25,7 +25,7 @@ const PURCHASE_ROUTE = 'POST /api/v1/purchase';
 const INTENT_ID = /^pi_[0-9a-z]+$/;
 
 const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
-  app.post('/api/v1/purchase', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+  app.post('/api/v1/purchase', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const raw = req.headers['idempotency-key'];
     if (raw === undefined || raw === '') throw new AppError('idempotency_key_required', 'An idempotency-key header is required to purchase.');
     const key = idempotencyKey(req);
