@@ -14,7 +14,9 @@ import { ipRateLimit } from './rate-limit.ts';
 
 const executeBody = z.strictObject({
   intent_id: z.string().min(1).max(100),
-  fee_payment: z.object({ legs: z.object({ fee: z.unknown().optional() }).passthrough() }),
+  // Absent, or without `legs`: a payment with no fee leg, which the execution refuses as
+  // `402 fee_leg_missing` at that check's turn (marketplace.md "A proof missing its fee leg does not verify"; ADR 0084).
+  fee_payment: z.object({ legs: z.object({ fee: z.unknown().optional() }).passthrough().optional() }).optional(),
   seller_payment: z.string().min(1).max(16_384),
   body: z.record(z.string(), z.unknown()).optional(),
 });
@@ -22,11 +24,11 @@ const executeBody = z.strictObject({
 const INTENT_ID = /^pi_[0-9a-z]+$/;
 
 const execute: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
-  app.post('/api/v1/route/execute', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+  app.post('/api/v1/route/execute', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const r = executeBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     if (!INTENT_ID.test(r.data.intent_id)) throw new AppError('not_found', 'No purchase intent with this id.');
-    const input = { intentId: r.data.intent_id, fee: r.data.fee_payment.legs.fee, sellerPayment: r.data.seller_payment, body: r.data.body };
+    const input = { intentId: r.data.intent_id, fee: r.data.fee_payment?.legs?.fee, sellerPayment: r.data.seller_payment, body: r.data.body };
     // The seller's answer goes back before it is recorded (ADR 0046); what fails after that
     // can no longer change the response: the execution's deadline or watch settles it.
     let sent = false;

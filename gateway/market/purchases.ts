@@ -16,23 +16,26 @@ import { ipRateLimit } from './rate-limit.ts';
 
 const purchaseBody = z.object({
   intent_id: z.string().min(1).max(100),
-  payment: z.object({ legs: z.object({ seller: z.unknown().optional(), fee: z.unknown().optional() }).passthrough() }),
+  // Absent, or without `legs`: no fee leg, refused as `402 fee_leg_missing` at that check's
+  // turn, like `legs` without `fee` (marketplace.md "A proof missing its fee leg does not verify"; ADR 0084).
+  payment: z.object({ legs: z.object({ seller: z.unknown().optional(), fee: z.unknown().optional() }).passthrough().optional() }).optional(),
 });
 
 const PURCHASE_ROUTE = 'POST /api/v1/purchase';
 const INTENT_ID = /^pi_[0-9a-z]+$/;
 
 const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
-  app.post('/api/v1/purchase', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+  app.post('/api/v1/purchase', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const raw = req.headers['idempotency-key'];
     if (raw === undefined || raw === '') throw new AppError('idempotency_key_required', 'An idempotency-key header is required to purchase.');
     const key = idempotencyKey(req);
     const r = purchaseBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     const intentId = r.data.intent_id;
+    const legs = r.data.payment?.legs ?? {};
     if (!INTENT_ID.test(intentId)) throw new AppError('not_found', 'No purchase intent with this id.');
     // The ledger states the legs name ride with the claim, where the ledger can (ADR 0044).
-    const ledger = deps.purchases.ledgerReadFor(r.data.payment.legs);
+    const ledger = deps.purchases.ledgerReadFor(legs);
     // The actor's row as this process holds it, if it does: the claim then sends no snapshot back.
     const claim = await deps.purchaseKeys.claim(intentId, key, requestHash(PURCHASE_ROUTE, req.body), ledger?.read, deps.purchases.kept(intentId));
     if (claim.outcome === 'replay') return reply.code(claim.status).headers(claim.headers).header('idempotent-replay', 'true').send(claim.body);
@@ -46,7 +49,7 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     let body: string;
     try {
       const known = ledger && claim.ledger ? ledger.known(claim.ledger) : undefined;
-      const done = await deps.purchases.purchase(intentId, r.data.payment.legs, { seen: claim.purchase, record, ...(known && { known }), ...(ledger && { decoded: ledger.decoded }) });
+      const done = await deps.purchases.purchase(intentId, legs, { seen: claim.purchase, record, ...(known && { known }), ...(ledger && { decoded: ledger.decoded }) });
       if (done.recorded) return reply.code(200).type(JSON_TYPE).send(rendered);
       body = JSON.stringify(done.response);
     } catch (err) {

@@ -25,7 +25,7 @@ const quoteBody = z
   });
 
 const quote: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
-  app.post('/api/v1/route/quote', { preHandler: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
+  app.post('/api/v1/route/quote', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const r = quoteBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     const q = await deps.purchases.quoteJson({ capability: r.data.capability, maxPrice: r.data.max_price, asset: r.data.asset ?? 'USDC', maxLatencyMs: r.data.max_latency_ms });

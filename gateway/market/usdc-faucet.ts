@@ -21,7 +21,7 @@ const fundBody = z.strictObject({ address, amount: z.string().regex(/^[1-9][0-9]
 const view = (addr: string, balance: bigint) => ({ address: addr.toLowerCase(), asset: 'USDC', balance_atomic: balance.toString(), balance: formatAtomic('USDC', balance) });
 
 const usdcFaucet: FastifyPluginAsync<{ ledger: UsdcSimLedger; perIpPerMinute: number }> = async (app, { ledger, perIpPerMinute }) => {
-  app.post('/api/v1/usdc/faucet', { preHandler: ipRateLimit(perIpPerMinute) }, async (req, reply) => {
+  app.post('/api/v1/usdc/faucet', { onRequest: ipRateLimit(perIpPerMinute) }, async (req, reply) => {
     const r = fundBody.safeParse(req.body);
     if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     const amount = BigInt(r.data.amount);

@@ -238,6 +238,34 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
     expect(await status(q.intent_id)).toBe('QUOTED');
   });
 
+  it('marketplace.md:12 "A proof missing its fee leg does not verify", DESIGN §5 "fee_leg_missing 402": no fee_payment at all, or one without legs, is 402 fee_leg_missing; nothing forwarded, recorded or settled', async () => {
+    const q = await quote('parrot');
+    const before = hits['/echo'];
+    const fee0 = await feeBalance();
+    const header = await sellerHeader('/echo', 'POST');
+    for (const fee_payment of [undefined, {}]) {
+      const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, ...(fee_payment && { fee_payment }), seller_payment: header, body: {} } });
+      expect({ fee_payment, status: r.status, code: r.json.error?.code }).toEqual({ fee_payment, status: 402, code: 'fee_leg_missing' });
+    }
+    expect(hits['/echo']).toBe(before);
+    expect(await status(q.intent_id)).toBe('QUOTED');
+    expect(await feeBalance()).toBe(fee0);
+    // Nothing held either: the same intent and seller header then execute once the fee leg is there.
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: header, body: {} } });
+    expect([r.status, r.json.status]).toEqual([200, 200]);
+    await settlesAs(q.intent_id, 'SETTLED');
+  });
+
+  it('a fee_payment of the wrong type stays 400 invalid_body (not a missing leg)', async () => {
+    const q = await quote('parrot');
+    for (const fee_payment of [null, 'x', [], { legs: 'x' }, { legs: null }]) {
+      const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment, seller_payment: 'x' } });
+      expect({ fee_payment, status: r.status, code: r.json.error?.code }).toEqual({ fee_payment, status: 400, code: 'invalid_body' });
+    }
+    for (const body of [[], 'x', null]) expect((await h.req('POST', '/api/v1/route/execute', { body: JSON.stringify(body) })).json.error.code).toBe('invalid_body');
+    expect(await status(q.intent_id)).toBe('QUOTED');
+  });
+
   it('a loopback seller is refused without the development switch, before anything is recorded or sent ("SSRF rules as for webhooks")', async () => {
     const q = await quote('parrot');
     const before = hits['/echo'];

@@ -153,6 +153,30 @@ describe('POST /api/v1/purchase (marketplace.md:94, :97; DESIGN §5 Purchase)', 
     expect((await h.req('GET', `/api/v1/purchases/${q.intent_id}`)).json.status).toBe('QUOTED');
   });
 
+  it('marketplace.md:12, :97, DESIGN §5 "fee_leg_missing 402": no payment at all, or one without legs, is 402 fee_leg_missing; nothing settled or kept', async () => {
+    const q = await quote();
+    const before = await balances();
+    for (const payment of [undefined, {}]) {
+      const res = await h.req('POST', '/api/v1/purchase', { headers: { 'idempotency-key': 'no-fee' }, body: { intent_id: q.intent_id, ...(payment && { payment }) } });
+      expect({ payment, status: res.status, code: res.json.error?.code }).toEqual({ payment, status: 402, code: 'fee_leg_missing' });
+    }
+    expect(await balances()).toEqual(before);
+    expect((await h.req('GET', `/api/v1/purchases/${q.intent_id}`)).json.status).toBe('QUOTED');
+    // "A refused purchase keeps nothing": the same key with both legs then runs (not 409).
+    const res = await purchase(q.intent_id, await legs(), 'no-fee');
+    expect([res.status, res.json.status]).toEqual([200, 'VERIFIED']);
+  });
+
+  it('a payment of the wrong type stays 400 invalid_body (not a missing leg)', async () => {
+    const q = await quote();
+    for (const payment of [null, 'x', [], { legs: 'x' }, { legs: null }]) {
+      const res = await h.req('POST', '/api/v1/purchase', { headers: { 'idempotency-key': 'typed' }, body: { intent_id: q.intent_id, payment } });
+      expect({ payment, status: res.status, code: res.json.error?.code }).toEqual({ payment, status: 400, code: 'invalid_body' });
+    }
+    for (const body of [[], 'x', null]) expect((await h.req('POST', '/api/v1/purchase', { headers: { 'idempotency-key': 'typed' }, body: JSON.stringify(body) })).json.error.code).toBe('invalid_body');
+    expect((await h.req('GET', `/api/v1/purchases/${q.intent_id}`)).json.status).toBe('QUOTED');
+  });
+
   it('a leg replayed into another purchase → 409 leg_replayed', async () => {
     const first = await quote();
     const l = await legs();

@@ -43,7 +43,7 @@ describe('marketplace rate-limit headers (merchant spec "Limits")', () => {
     let now = 1_000_000;
     const app = Fastify(errorOptions());
     installEdge(app);
-    app.post('/paid', { preHandler: ipRateLimit(60, () => now) }, async () => ({ ok: true }));
+    app.post('/paid', { onRequest: ipRateLimit(60, () => now) }, async () => ({ ok: true }));
     const call = () => app.inject({ method: 'POST', url: '/paid', payload: {} });
     const heads = (r: Awaited<ReturnType<typeof call>>) => [r.statusCode, r.headers['x-ratelimit-remaining'], r.headers['x-ratelimit-reset'], r.headers['retry-after']];
     expect(heads(await call())).toEqual([200, '59', '1', undefined]);
