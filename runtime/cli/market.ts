@@ -25,7 +25,13 @@ const S = { type: 'string' } as const;
 const QUOTE_FLAGS = { 'max-price': S, asset: S, 'max-latency-ms': S } as const;
 
 const pricing = z.object({ asset: z.string(), seller_price: z.string(), marketplace_fee: z.string(), total_price: z.string() }).passthrough();
-const listing = z.object({ resource_id: z.string(), provider_id: z.string(), name: z.string(), endpoint: z.string(), pricing }).passthrough();
+const listing = z.object({ resource_id: z.string(), provider_id: z.string(), name: z.string(), endpoint: z.string(), pricing, accepted_assets: z.array(pricing).optional() }).passthrough();
+
+/** The listing's price in `asset` when it accepts that asset (a search by asset returns only those), else its primary price. */
+function priceIn(r: z.infer<typeof listing>, asset: MarketAsset | undefined): z.infer<typeof pricing> {
+  if (!asset) return r.pricing;
+  return [r.pricing, ...(r.accepted_assets ?? [])].find((p) => p.asset === asset) ?? r.pricing;
+}
 const quoteDoc = z
   .object({
     intent_id: z.string(),
@@ -113,7 +119,10 @@ async function search(a: ParsedArgs): Promise<CommandResult> {
   const limit = str(a, 'limit');
   if (limit) q.set('limit', String(intArg(limit, '--limit', 1)));
   const doc = expectShape(z.object({ data: z.array(listing) }).passthrough(), await serviceJson('GET', `${marketUrl()}/api/v1/search?${q.toString()}`, {}), 'market search');
-  const lines = doc.data.map((r) => `${r.resource_id}  ${r.pricing.total_price} ${r.pricing.asset}  ${r.name}  ${r.endpoint}`);
+  const lines = doc.data.map((r) => {
+    const p = priceIn(r, asset);
+    return `${r.resource_id}  ${p.total_price} ${p.asset}  ${r.name}  ${r.endpoint}`;
+  });
   return { data: doc, text: lines.length ? lines.join('\n') : 'no listing matches', quiet: doc.data.map((r) => r.resource_id).join('\n') };
 }
 

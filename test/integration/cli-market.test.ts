@@ -129,6 +129,16 @@ describe('anmpay market and usdc', () => {
     expect(leg.payload.transaction).toMatch(/^[0-9a-f]+$/);
   });
 
+  it('market search --asset prints each listing in the asset asked for, not its primary price (spec "asset" filter)', { timeout: 60_000 }, async () => {
+    const both = `both${tag}`;
+    const listed = await json(['market', 'register', '--name', `Both ${capability}`, '--endpoint', `https://seller.example/both-${tag}`, '--usdc-price', '0.02', '--anm-price', '0.5', '--key', file('seller.json'), '--wallet', file('anm-seller.json'), '--tag', both]);
+    expect(listed.pricing.asset).toBe('USDC');
+    const anm = await cli(['market', 'search', both, '--asset', 'ANM']);
+    expect(anm.stdout).toBe(`${listed.resource_id}  0.502500000 ANM  Both ${capability}  https://seller.example/both-${tag}\n`);
+    const usdc = await cli(['market', 'search', both]);
+    expect(usdc.stdout).toBe(`${listed.resource_id}  0.020100 USDC  Both ${capability}  https://seller.example/both-${tag}\n`);
+  });
+
   it('usage errors exit 2 with the usage line; --help lists both groups', { timeout: 60_000 }, async () => {
     const noKey = await cli(['market', 'buy', capability]);
     expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining('usage: anmpay market buy <capability>')]);
