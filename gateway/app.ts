@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GatewayDeps } from './deps.ts';
 import { BODY_LIMIT, rawBodyParser } from './http/body.ts';
+import { judgeBodyInTurn } from './http/body-in-turn.ts';
 import { installEdge } from './http/edge.ts';
 import { errorOptions } from './http/error-reply.ts';
 import { installMetrics } from './http/metrics.ts';
@@ -54,10 +55,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(dashboard, opts);
   await app.register(pointOfSale, opts);
   await app.register(shop, opts);
-  // Our routes take raw bytes (checked against the limit, parsed after auth); the parser is
-  // scoped to this context, so plugins registered on the root keep Fastify's JSON parser.
+  // Our routes take raw bytes (checked against the limit, parsed after auth; a body over the
+  // limit is refused after auth too); the parser is scoped to this context, so plugins
+  // registered on the root keep Fastify's JSON parser.
   await app.register(async (api) => {
     rawBodyParser(api);
+    judgeBodyInTurn(api, deps.gate);
     await api.register(paymentIntents, opts);
     await api.register(balance, opts);
     await api.register(refunds, opts);

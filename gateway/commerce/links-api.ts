@@ -27,7 +27,7 @@ export default async function paymentLinksApi(app: FastifyInstance, opts: { deps
 
   const admitKey = (req: FastifyRequest, reply: FastifyReply): Promise<GateKey> => admittedKey(d.gate, req, reply, keyed);
 
-  app.post('/api/v1/payment-links', async (req, reply) => {
+  app.post('/api/v1/payment-links', { config: { admission: createSteps } }, async (req, reply) => {
     const a = await admit<LinkInput>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
     const key = a.key!;
@@ -60,7 +60,7 @@ export default async function paymentLinksApi(app: FastifyInstance, opts: { deps
     return reply;
   });
 
-  app.post<{ Params: { id: string } }>('/api/v1/payment-links/:id/deactivate', async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/api/v1/payment-links/:id/deactivate', { config: { admission: keyed } }, async (req, reply) => {
     const key = await admitKey(req, reply);
     sendJson(reply, 200, await commands.deactivate(key.merchant, key.mode, req.params.id));
     return reply;

@@ -1,7 +1,8 @@
 /**
  * Bodies arrive as raw bytes: Fastify enforces the 256 KiB limit from Content-Length before
  * reading and again while streaming (413), and JSON is parsed by the handler after the key
- * has been checked, so an unauthenticated caller learns nothing from a body error.
+ * has been checked, so an unauthenticated caller learns nothing from a body error; a 413 waits
+ * for the same checks (body-in-turn.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
@@ -36,7 +37,12 @@ export function strictJsonParser(app: FastifyInstance): void {
  */
 export function jsonBody(req: FastifyRequest): unknown {
   const raw = req.body;
-  if (!(raw instanceof Buffer) || raw.length === 0) return undefined;
+  if (!(raw instanceof Buffer)) {
+    // A body Fastify refused, judged at this step's turn (body-in-turn.ts).
+    if (raw instanceof AppError) throw raw;
+    return undefined;
+  }
+  if (raw.length === 0) return undefined;
   const parsed = parseStrictJson(raw, req.headers['content-type']);
   if (!parsed.ok) throw new AppError('invalid_json');
   return parsed.value;

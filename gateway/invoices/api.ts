@@ -37,7 +37,7 @@ export default async function invoicesApi(app: FastifyInstance, opts: { deps: Ga
 
   const admitKey = (req: FastifyRequest, reply: FastifyReply): Promise<GateKey> => admittedKey(d.gate, req, reply, keyed);
 
-  app.post('/api/v1/invoices', async (req, reply) => {
+  app.post('/api/v1/invoices', { config: { admission: createSteps } }, async (req, reply) => {
     const a = await admit<InvoiceInput>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
     return sendKeyedCreate(d.idempotency, reply, a, commands.create);
@@ -60,7 +60,7 @@ export default async function invoicesApi(app: FastifyInstance, opts: { deps: Ga
     ['void', 'void'],
     ['mark-uncollectible', 'mark_uncollectible'],
   ] as const) {
-    app.post<{ Params: { id: string } }>(`/api/v1/invoices/:id/${path}`, async (req, reply) => {
+    app.post<{ Params: { id: string } }>(`/api/v1/invoices/:id/${path}`, { config: { admission: keyed } }, async (req, reply) => {
       const key = await admitKey(req, reply);
         sendJson(reply, 200, await commands.command(key, req.params.id, cmd));
       return reply;

@@ -21,8 +21,9 @@ function parse<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> 
 
 export default async function ops(app: FastifyInstance, opts: { deps: GatewayDeps }): Promise<void> {
   const d = opts.deps;
-  app.addHook('preHandler', async (req) => {
-    if (!isOperator(req, d.operatorToken)) throw new AppError('unauthorized');
+  // Before the body is read: a wrong token is 401 whatever the body is, even one over the cap.
+  app.addHook('onRequest', (req, _reply, done) => {
+    done(isOperator(req, d.operatorToken) ? undefined : new AppError('unauthorized'));
   });
 
   app.post('/ops/api/merchants', async (req, reply) => {

@@ -52,7 +52,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
     }),
   ];
 
-  app.post('/api/v1/payment-intents', async (req, reply) => {
+  app.post('/api/v1/payment-intents', { config: { admission: createSteps } }, async (req, reply) => {
     const a = await admit<PreparedCreate>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
     const key = a.key!;
@@ -118,7 +118,7 @@ export default async function paymentIntents(app: FastifyInstance, opts: { deps:
     return reply;
   });
 
-  app.post<{ Params: { id: string } }>('/api/v1/payment-intents/:id/cancel', async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/api/v1/payment-intents/:id/cancel', { config: { admission: readSteps } }, async (req, reply) => {
     const own = await readOwn(req, reply);
     if (!('read' in own)) return own;
     const { key, id } = own;

@@ -32,7 +32,7 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
 
   const admitKey = (req: FastifyRequest, reply: FastifyReply): Promise<GateKey> => admittedKey(d.gate, req, reply, keyed);
 
-  app.post('/api/v1/refunds', async (req, reply) => {
+  app.post('/api/v1/refunds', { config: { admission: createSteps } }, async (req, reply) => {
     const a = await admit<RefundInput>(d.gate, req, reply, createSteps);
     if (!a.admitted) return refuse(reply, a);
     return sendKeyedCreate(d.idempotency, reply, a, commands.create);
@@ -45,7 +45,7 @@ export default async function refunds(app: FastifyInstance, opts: { deps: Gatewa
     return reply;
   });
 
-  app.post<{ Params: { id: string } }>('/api/v1/refunds/:id/submit', async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/api/v1/refunds/:id/submit', { config: { admission: keyed } }, async (req, reply) => {
     const key = await admitKey(req, reply);
     const b = jsonBody(req);
     sendJson(reply, 200, await commands.submit(key, req.params.id, isPlainObject(b) ? b.signed_transaction : undefined));

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access --
    assertions read parsed JSON; its shape is checked against the OpenAPI document after the file. */
-/** Spec "Limits": token buckets per key and per IP, rate-limit headers, body cap (413 before buffering). */
+/** Spec "Limits": token buckets per key and per IP, rate-limit headers (the body cap: body-limit.test.ts). */
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.ts';
@@ -108,45 +108,5 @@ describe('conformance: rate-limit mechanics', () => {
     } finally {
       await second.close();
     }
-  });
-});
-
-describe('conformance: body limit', () => {
-  const h = useHarness();
-  const send = (headers: Record<string, string | number>, chunks: Buffer[], endAfter = true) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const u = new URL('/api/v1/payment-intents', h().url);
-      const r = http.request({ method: 'POST', hostname: u.hostname, port: u.port, path: u.pathname, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      r.on('error', reject);
-      r.flushHeaders();
-      for (const c of chunks) if (!r.destroyed) r.write(c);
-      if (endAfter) r.end();
-    });
-
-  it('Limits: "Request body 256 KiB"; Errors: "413 payload_too_large: body over 256 KiB; checked before buffering" (Content-Length)', async () => {
-    // 13 of the announced 10 MiB are sent and the request never ends: the answer comes from the header alone.
-    const r = await send({ 'content-length': 10 * 1024 * 1024 }, [Buffer.from('{"amount":"1"')], false);
-    expect(r.status).toBe(413);
-    expect(JSON.parse(r.body).error).toMatchObject({ type: 'invalid_request', code: 'payload_too_large' });
-  });
-
-  it('Errors: "413 payload_too_large … checked before buffering" (streamed without Content-Length)', async () => {
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    const r = await send({ 'transfer-encoding': 'chunked' }, Array.from({ length: 6 }, () => chunk));
-    expect(r.status).toBe(413);
-    expect(JSON.parse(r.body).error.code).toBe('payload_too_large');
-  });
-
-  it('Limits: a body of exactly 256 KiB is read (not 413)', async () => {
-    const { keys } = await h().merchant();
-    const json = '{"amount":"1"}';
-    const body = Buffer.from(json.slice(0, -1) + ' '.repeat(256 * 1024 - json.length) + '}');
-    expect(body.length).toBe(256 * 1024);
-    const r = await h().req('POST', '/api/v1/payment-intents', { key: keys.test.secret, idem: 'big', body });
-    expect(r.status).toBe(201);
   });
 });
