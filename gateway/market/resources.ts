@@ -6,6 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import { scanView } from '../../machines/listing/view.ts';
+import { RESOURCE_ID_FORM } from '../../runtime/market/listing-signature.ts';
 import { AppError } from '../errors.ts';
 import { isOperator } from '../operator-auth.ts';
 import { sendJson } from '../http/reply.ts';
@@ -15,7 +16,7 @@ import { parseQuery } from './query.ts';
 
 const pageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().regex(/^res_[0-9a-f]{1,64}$/).optional(),
+  cursor: z.string().regex(RESOURCE_ID_FORM).optional(),
 });
 const idParams = z.object({ id: z.string() });
 
@@ -39,7 +40,8 @@ export function fragmentOf(r: ListingRecord, base: string) {
     pricing: r.pricing,
     accepted_assets: r.accepted_assets,
     how_to_pay: {
-      quote: { method: 'POST', url: `${base}/api/v1/route/quote`, body: { capability: r.name, max_price: r.pricing.total_price, asset: r.pricing.asset } },
+      // `resource_id` pins the quote to this listing (ADR 0085); `capability` is for clients that predate it.
+      quote: { method: 'POST', url: `${base}/api/v1/route/quote`, body: { resource_id: r.resource_id, capability: r.name, max_price: r.pricing.total_price, asset: r.pricing.asset } },
       purchase: { method: 'POST', url: `${base}/api/v1/purchase`, headers: ['idempotency-key'], body: { intent_id: 'pi_…', payment: { legs: { seller: '…', fee: '…' } } } },
       direct: { note: 'Call the endpoint without payment: its 402 names what to pay the seller directly (no marketplace fee).', endpoint: r.endpoint },
     },
@@ -47,7 +49,7 @@ export function fragmentOf(r: ListingRecord, base: string) {
 }
 
 async function lookup(deps: MarketDeps, id: string): Promise<ListingRecord> {
-  const record = /^res_[0-9a-f]{1,64}$/.test(id) ? await deps.listings.byId(id) : null;
+  const record = RESOURCE_ID_FORM.test(id) ? await deps.listings.byId(id) : null;
   if (!record) throw new AppError('not_found', 'No listing with this resource_id.');
   return record;
 }

@@ -4,6 +4,7 @@ import type { CommandHelp } from './help.ts';
 const ASSET: [string, string] = ['--asset USDC|ANM', 'the lane to pay on (default USDC)'];
 const MAX_PRICE: [string, string] = ['--max-price <decimal>', 'a ceiling on the TOTAL (seller price + fee), in the asset\'s units'];
 const LATENCY: [string, string] = ['--max-latency-ms <n>', 'a ceiling on the listing\'s p50 latency (listings without scans rank last)'];
+const RESOURCE: [string, string] = ['--resource <res_id>', 'quote this listing (from search or its fragment) instead of the capability\'s best match; the capability may then be left out'];
 
 export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
   summary: 'the pay-per-call marketplace on ANMPAY_MARKET_URL: list, find, quote, buy and execute',
@@ -38,20 +39,21 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
     },
     {
       name: 'quote',
-      args: '<capability> [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>]',
-      summary: 'the best listing for the capability, as a purchase intent with its price split and the two legs to sign; never charges',
+      args: '<capability>|--resource <res_id> [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>]',
+      summary: 'the best listing for the capability (or the --resource listing), as a purchase intent with its price split and the two legs to sign; never charges',
       quiet: 'the intent_id',
-      flags: [MAX_PRICE, ASSET, LATENCY],
-      example: 'anmpay market quote "weather forecast" --max-price 0.05',
+      flags: [RESOURCE, MAX_PRICE, ASSET, LATENCY],
+      example: 'anmpay market quote --resource res_3f9a… --max-price 0.05',
     },
     {
       name: 'buy',
-      args: '<capability> [--key <file>] [--wallet <file>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>] [--idempotency-key <key>]',
+      args: '<capability>|--resource <res_id> [--key <file>] [--wallet <file>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>] [--idempotency-key <key>]',
       summary: 'quote, sign both legs (seller and fee), purchase; prints the seller leg as a ready x402 header for calling the seller',
       quiet: 'the seller payment header value, for the header the seller\'s x402 version names (X-PAYMENT for v1, PAYMENT-SIGNATURE for v2)',
       flags: [
         ['--key <file>', 'the buyer\'s EVM key file, for USDC (required with USDC)'],
         ['--wallet <file>', 'the buyer\'s ANM wallet file, for ANM (required with ANM); pays from its live anm1… address, nonces from $ANMPAY_DEVNET_URL/live'],
+        RESOURCE,
         MAX_PRICE,
         ASSET,
         LATENCY,
@@ -61,13 +63,14 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
     },
     {
       name: 'execute',
-      args: '<capability> [--key <file>] [--wallet <file>] [--body <json>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>]',
+      args: '<capability>|--resource <res_id> [--key <file>] [--wallet <file>] [--body <json>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>]',
       summary: 'quote, pay the seller\'s own 402 with an x402 client (USDC: stock @x402/evm; ANM: exact-anm), sign the fee leg, and have the marketplace call the seller; prints its answer',
       quiet: 'the seller\'s body',
       flags: [
         ['--key <file>', 'the buyer\'s EVM key file, for USDC (required with USDC)'],
         ['--wallet <file>', 'the buyer\'s ANM wallet file, for ANM (required with ANM); the seller transfer and the fee at its next two nonces on $ANMPAY_DEVNET_URL/live'],
         ['--body <json>', 'a JSON object sent to the seller (default {}; not sent to a GET listing)'],
+        RESOURCE,
         MAX_PRICE,
         ASSET,
         LATENCY,

@@ -22,7 +22,7 @@ import { groupMain } from './subcommands.ts';
 
 const USAGE = { register: usageOf('market', 'register'), search: usageOf('market', 'search'), quote: usageOf('market', 'quote'), buy: usageOf('market', 'buy'), execute: usageOf('market', 'execute'), scan: usageOf('market', 'scan') };
 const S = { type: 'string' } as const;
-const QUOTE_FLAGS = { 'max-price': S, asset: S, 'max-latency-ms': S } as const;
+const QUOTE_FLAGS = { resource: S, 'max-price': S, asset: S, 'max-latency-ms': S } as const;
 
 const pricing = z.object({ asset: z.string(), seller_price: z.string(), marketplace_fee: z.string(), total_price: z.string() }).passthrough();
 const listing = z.object({ resource_id: z.string(), provider_id: z.string(), name: z.string(), endpoint: z.string(), pricing, accepted_assets: z.array(pricing).optional() }).passthrough();
@@ -126,12 +126,22 @@ async function search(a: ParsedArgs): Promise<CommandResult> {
   return { data: doc, text: lines.length ? lines.join('\n') : 'no listing matches', quiet: doc.data.map((r) => r.resource_id).join('\n') };
 }
 
-async function requestQuote(a: ParsedArgs, capability: string, usage: string) {
+/**
+ * What to quote: the capability's best listing, or with `--resource` that listing whatever the
+ * capability (ADR 0085); the positional is then optional, sent but not used to choose.
+ */
+function quoteTarget(a: ParsedArgs, usage: string): { capability?: string; resource_id?: string } {
+  const resource = str(a, 'resource');
+  const [capability] = resource === undefined || a.positionals.length > 0 ? positionals(a, 1, usage) : [];
+  return { ...(capability !== undefined ? { capability } : {}), ...(resource !== undefined ? { resource_id: resource } : {}) };
+}
+
+async function requestQuote(a: ParsedArgs, target: ReturnType<typeof quoteTarget>, usage: string) {
   const latency = str(a, 'max-latency-ms');
   const asset = assetOpt(a, usage);
   // Without --asset the service quotes in USDC and reads --max-price as a value, as a search does.
   const body = {
-    capability,
+    ...target,
     ...(asset ? { asset } : {}),
     ...(str(a, 'max-price') ? { max_price: str(a, 'max-price') } : {}),
     ...(latency ? { max_latency_ms: intArg(latency, '--max-latency-ms', 1) } : {}),
@@ -146,16 +156,15 @@ const quoteText = (q: z.infer<typeof quoteDoc>, asset: string): string =>
   ].join('\n');
 
 async function quoteCmd(a: ParsedArgs): Promise<CommandResult> {
-  const [capability] = positionals(a, 1, USAGE.quote);
-  const { asset, quote } = await requestQuote(a, capability!, USAGE.quote);
+  const { asset, quote } = await requestQuote(a, quoteTarget(a, USAGE.quote), USAGE.quote);
   return { data: quote, text: quoteText(quote, asset), quiet: quote.intent_id };
 }
 
 async function buy(a: ParsedArgs): Promise<CommandResult> {
-  const [capability] = positionals(a, 1, USAGE.buy);
+  const target = quoteTarget(a, USAGE.buy);
   // The signer is read before anything is quoted: a missing key file costs no intent.
   const { asset, signer } = await buyerSigner(a, USAGE.buy);
-  const { quote } = await requestQuote(a, capability!, USAGE.buy);
+  const { quote } = await requestQuote(a, target, USAGE.buy);
   const legs = await legsFor(signer, quote.payment_requirements.accepts[0]!);
   const idempotencyKey = str(a, 'idempotency-key') ?? randomUUID();
   let doc: unknown;
@@ -176,10 +185,10 @@ async function buy(a: ParsedArgs): Promise<CommandResult> {
 }
 
 async function execute(a: ParsedArgs): Promise<CommandResult> {
-  const [capability] = positionals(a, 1, USAGE.execute);
+  const target = quoteTarget(a, USAGE.execute);
   const body = parseBody(str(a, 'body'));
   const { asset, signer } = await buyerSigner(a, USAGE.execute);
-  const { quote } = await requestQuote(a, capability!, USAGE.execute);
+  const { quote } = await requestQuote(a, target, USAGE.execute);
   let r: Awaited<ReturnType<typeof executeQuote>>;
   try {
     r = await executeQuote(signer, quote, body);

@@ -27,6 +27,9 @@ export function listingMessage(raw: Record<string, unknown>): string {
 
 const hex = (s: string, n = 32): string => bytesToHex(sha256(utf8ToBytes(s))).slice(0, n);
 
+/** A resource id's form as the routes read it: longer ids are none the service issues. */
+export const RESOURCE_ID_FORM = /^res_[0-9a-f]{1,64}$/;
+
 /** `res_` + hex of a hash of (method, endpoint): one listing per seller endpoint. */
 export function resourceIdOf(method: string, endpoint: string): string {
   return `res_${hex(`${method.toUpperCase()} ${endpoint}`)}`;

@@ -33,15 +33,12 @@ import { newIntentId } from './intent-id.ts';
 import { quoteAnswer, quoteAnswerJson, quoteTerms, type QuoteAnswer, type QuoteTerms } from './quote-answer.ts';
 import type { SearchIndex } from './search-index.ts';
 import { quoteChoice } from './quote-choice.ts';
+import { pinnedRefusal, type PinnedCeilings } from './quote-pinned.ts';
 import { asRead, PURCHASE_KIND, readPurchase, type PurchaseRead, type PurchaseRow } from './purchase-read.ts';
 import { PurchaseSettlement } from './purchase-settlement.ts';
 
-export interface QuoteInput {
-  capability: string;
-  maxPrice?: string | undefined;
-  asset: MarketAsset;
-  maxLatencyMs?: number | undefined;
-}
+/** The best match for `capability`, or (ADR 0085) the one listing `resourceId` names, whatever the capability. */
+export type QuoteInput = PinnedCeilings & ({ capability: string; resourceId?: undefined } | { resourceId: string; capability?: string | undefined });
 
 export type PurchaseResponse = ReturnType<typeof purchaseResource> & { seller_payment: ReturnType<typeof paymentHeaders> | null };
 
@@ -72,7 +69,7 @@ export class Purchases {
     return (this.deps.clock ?? Date.now)();
   }
 
-  /** The best listing for the capability under the ceilings; a purchase actor in QUOTED. */
+  /** The best listing for the capability (or the one `resourceId` names) under the ceilings; a purchase actor in QUOTED. */
   async quote(q: QuoteInput): Promise<QuoteAnswer> {
     const { terms, intentId, expiresAt } = await this.quoted(q);
     return quoteAnswer(terms, intentId, expiresAt);
@@ -86,9 +83,10 @@ export class Purchases {
 
   private async quoted(q: QuoteInput): Promise<{ terms: QuoteTerms; intentId: string; expiresAt: number }> {
     // Listings with latency data under the ceiling first (by relevance), those without last.
-    const best = quoteChoice(this.deps.index.search({ capability: q.capability, maxPrice: q.maxPrice, asset: q.asset }), q.maxLatencyMs);
-    const terms = best && this.termsOf(best.record, q.asset);
-    if (!terms) throw new MarketRefusal('no_matching_resource', `No listing offers "${q.capability}" in ${q.asset} under the ceilings.`);
+    // A pinned listing that cannot be quoted is refused in `pinned`, with the reason.
+    const best = q.resourceId === undefined ? quoteChoice(this.deps.index.search({ capability: q.capability, maxPrice: q.maxPrice, asset: q.asset }), q.maxLatencyMs)?.record : await this.pinned(q.resourceId, q);
+    const terms = best && this.termsOf(best, q.asset);
+    if (!terms) throw new MarketRefusal('no_matching_resource', `No listing offers "${q.capability ?? ''}" in ${q.asset} under the ceilings.`);
     const at = this.now();
     const intentId = newIntentId();
     const event = {
@@ -107,10 +105,19 @@ export class Purchases {
       expires_at: at + DEFAULT_TIMEOUT_S * 1000,
       ...(q.asset === 'ANM' && { required_confirmations: this.deps.anmConfirmations ?? ANM_SETTLEMENT_DEPTH }),
       // A seller not yet seen answering a 402 is taken for v2 (ADR 0080).
-      seller_x402_version: best.record.x402_version ?? 2,
+      seller_x402_version: best.x402_version ?? 2,
     } satisfies PurchaseEvent;
     await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, event);
     return { terms, intentId, expiresAt: event.expires_at };
+  }
+
+  /** The listing `resourceId` names if it may be quoted under the ceilings (quote-pinned.ts). */
+  private async pinned(resourceId: string, q: QuoteInput): Promise<ListingRecord> {
+    const record = await this.deps.index.listing(resourceId);
+    if (!record) throw new MarketRefusal('not_found', 'No listing with this resource_id.');
+    const why = pinnedRefusal(record, q);
+    if (why) throw new MarketRefusal('no_matching_resource', why);
+    return record;
   }
 
   /** A listing version's terms in one asset, kept with its record (a new version is a new record); undefined: not offered in it. */

@@ -35,7 +35,15 @@ export function quoteChoice(hits: readonly SearchHit[], maxLatencyMs: number | u
   return pick;
 }
 
-/** Not unanswered three times running, not refused before any connection (a target the SSRF rules forbid), not paying another payee. */
 function callable(r: ListingRecord): boolean {
-  return r.status !== 'offline' && r.recent_scans[0]?.outcome !== 'refused' && !payeeDisowned(r);
+  return uncallableReason(r) === undefined;
+}
+
+/** Why the marketplace would not call the listing, for a refusal to name; undefined: it would. */
+export function uncallableReason(r: ListingRecord): string | undefined {
+  if (r.status === 'offline') return 'it is offline (its last 3 probes went unanswered)';
+  // Refused before any connection: a target the SSRF rules forbid.
+  if (r.recent_scans[0]?.outcome === 'refused') return 'its newest probe was refused by the SSRF rules';
+  if (payeeDisowned(r)) return "its endpoint's 402 pays another payee than the listing's (pay_to_mismatch)";
+  return undefined;
 }

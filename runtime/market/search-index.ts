@@ -128,6 +128,15 @@ export class SearchIndex {
     return this.records.length;
   }
 
+  /**
+   * One listing by id as the index holds it, else as stored: one registered through another
+   * process may be here only from the next catch-up. Null: no such listing.
+   */
+  async listing(resourceId: string): Promise<ListingRecord | null> {
+    const slot = this.slotOf.get(resourceId);
+    return slot === undefined ? this.listings.byId(resourceId) : this.records[slot]!;
+  }
+
   /** Reads the listings changed since the last catch-up (all of them the first time). */
   async refresh(): Promise<void> {
     const { records, newest } = await this.listings.changedSince(this.since);

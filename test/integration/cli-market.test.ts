@@ -74,6 +74,13 @@ describe('anmpay market and usdc', () => {
     const none = await cli(['market', 'quote', `nothing-${tag}`, '--json']);
     expect(none.code).toBe(1);
     expect(JSON.parse(none.stdout).error.code).toBe('no_matching_resource');
+    // --resource quotes that listing; the capability may be left out, and is not used to choose.
+    for (const args of [['--resource', resourceId], [`nothing-${tag}`, '--resource', resourceId]]) {
+      const pinned = await json(['market', 'quote', ...args, '--max-price', '0.05']);
+      expect(pinned.resource.resource_id).toBe(resourceId);
+    }
+    const neither = await cli(['market', 'quote']);
+    expect([neither.code, neither.stderr]).toEqual([2, expect.stringContaining('usage: anmpay market quote <capability>|--resource <res_id>')]);
   });
 
   it('usdc fund and balance go through the marketplace faucet', { timeout: 60_000 }, async () => {

@@ -78,18 +78,26 @@ describe('a listing whose endpoint pays someone else (pay_to_mismatch)', () => {
     }
     expect(all).toContain(ids.squat);
     expect((await h.req('POST', '/api/v1/route/quote', { body: { capability: 'tidessquat', asset: 'USDC' } })).status).toBe(404);
+    // Named by id (ADR 0085), it is refused all the same, saying why.
+    const pinned = await h.req('POST', '/api/v1/route/quote', { body: { resource_id: ids.squat, asset: 'USDC' } });
+    expect([pinned.status, pinned.json.error.code]).toEqual([404, 'no_matching_resource']);
+    expect(pinned.json.error.message).toContain('pay_to_mismatch');
   });
 });
 
 describe('an offline listing is not quoted (DESIGN §5 "Quote")', () => {
   it('after three unanswered probes it is offline with no latency, and a quote for it finds nothing; it stays searchable', { timeout: 30_000 }, async () => {
     expect((await h.req('POST', '/api/v1/route/quote', { body: { capability: 'tidesgone', asset: 'USDC' } })).status).toBe(201);
+    expect((await h.req('POST', '/api/v1/route/quote', { body: { resource_id: ids.gone, asset: 'USDC' } })).status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await h.market.scanner.scanNow(ids.gone!))?.scan.outcome).toBe('unreachable');
     await h.deps.index.refresh();
     const record = (await h.req('GET', `/api/v1/resources/${ids.gone}`)).json;
     expect([record.status, record.latency_p50_ms]).toEqual(['offline', null]);
     const none = await h.req('POST', '/api/v1/route/quote', { body: { capability: 'tidesgone', asset: 'USDC' } });
     expect([none.status, none.json.error.code]).toEqual([404, 'no_matching_resource']);
+    const pinned = await h.req('POST', '/api/v1/route/quote', { body: { resource_id: ids.gone, asset: 'USDC' } });
+    expect([pinned.status, pinned.json.error.code]).toEqual([404, 'no_matching_resource']);
+    expect(pinned.json.error.message).toContain('offline');
     // A capability both match: the answered listing.
     const q = await h.req('POST', '/api/v1/route/quote', { body: { capability: 'tides', asset: 'USDC' } });
     expect([q.status, q.json.resource?.resource_id]).toEqual([201, ids.own]);
