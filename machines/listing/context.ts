@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ListingAssetEntry, ListingEvent, ListingRegisterEvent } from './events.ts';
 import { emptyScan, type ScanState } from './score.ts';
 
@@ -73,4 +75,14 @@ export function ownerSince(ctx: ListingContext): number {
 /** The ownership a probe or takeover proof was made against (ADR 0077); 0 until the first takeover. */
 export function ownerGeneration(ctx: ListingContext): number {
   return ctx.owner_generation ?? 0;
+}
+
+/**
+ * The terms a probe judges the endpoint's 402 against (endpoint, method, each asset's lane,
+ * payee and price) as a digest (ADR 0088): a probe names the terms it read, and is recorded
+ * only while they are still the listing's.
+ */
+export function termsDigest(t: Pick<ListingContext, 'endpoint' | 'method' | 'assets'>): string {
+  const terms = [t.endpoint, t.method, t.assets.map((a) => [a.asset, a.pay_to, a.seller_price_atomic])];
+  return bytesToHex(sha256(utf8ToBytes(JSON.stringify(terms)))).slice(0, 32);
 }

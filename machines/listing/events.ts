@@ -75,6 +75,12 @@ export const listingProbed = z.object({
    * owner's id it tells A -> B -> A apart. Absent in probes from before it: judged by `provider_id`.
    */
   owner_generation: z.number().int().nonnegative().optional(),
+  /**
+   * The digest of the terms the probe checked (context.ts `termsDigest`, ADR 0088): a probe in
+   * flight while the owner updated them says nothing of the new ones. Absent in probes from
+   * before it: read as the current terms.
+   */
+  terms_digest: z.string().regex(/^[0-9a-f]{32}$/).optional(),
 });
 /**
  * What the marketplace saw when it probed the endpoint for a takeover (ADR 0072): the probe
@@ -110,7 +116,11 @@ export const listingTakeOver = z.object({
  * rounds back: the runtime that scans sends this on start, with the jitter of the first one.
  */
 export const listingResumeProbes = z.object({ type: z.literal('listing.resume_probes'), ...base, probe_in_ms: z.number().int().nonnegative() });
-/** A routed execution of this listing ended: `ok` when the seller answered below 400. */
+/**
+ * A routed execution of this listing ended in a way paid-call success counts (score.ts
+ * `paidCallCounts`): `ok` when the seller answered below 400. Events journaled before ADR 0088
+ * also hold 4xx answers as not `ok`; they age out of the window like any other.
+ */
 export const listingExecuted = z.object({ type: z.literal('listing.executed'), ...base, intent_id: z.string().min(1), ok: z.boolean() });
 
 export const listingEvents = z.discriminatedUnion('type', [listingRegister, listingUpdate, listingSettled, listingProbeDue, listingProbed, listingExecuted, listingResumeProbes, listingTakeOver]);

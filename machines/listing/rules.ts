@@ -1,4 +1,4 @@
-import { ownerGeneration, ownerSince, scanOf, type ListingContext } from './context.ts';
+import { ownerGeneration, ownerSince, scanOf, termsDigest, type ListingContext } from './context.ts';
 import { recordProbe, statusOf, type ScanEntry, type ScanState, type ScannedStatus } from './score.ts';
 import type { ListingAssetEntry, ListingEvent, ListingTakeOverEvent, TakeoverProof } from './events.ts';
 
@@ -15,18 +15,20 @@ export function newSettlement(ctx: ListingContext, e: ListingEvent): boolean {
 }
 
 /**
- * Whether a probe was made against the listing's current ownership: its generation when it
- * names one (ADR 0077), else its owner's id (ADR 0072), else (older probes) always.
+ * Whether a probe was made against the listing's current ownership and terms. Ownership: its
+ * generation when it names one (ADR 0077), else its owner's id (ADR 0072), else (older probes)
+ * always. Terms: the digest it names (ADR 0088), else (older probes) the current ones.
  */
 export function currentProbe(ctx: ListingContext, e: Extract<ListingEvent, { type: 'listing.probed' }>): boolean {
+  if (e.terms_digest !== undefined && e.terms_digest !== termsDigest(ctx)) return false;
   if (e.owner_generation !== undefined) return e.owner_generation === ownerGeneration(ctx) && (e.provider_id ?? ctx.provider_id) === ctx.provider_id;
   return e.provider_id === undefined || e.provider_id === ctx.provider_id;
 }
 
 /**
  * The status a probe result leads to, from the scan state it leaves (score.ts `statusOf`);
- * null when it is not this ownership's: a probe judged against the terms of an earlier one
- * is not recorded (ADR 0072, 0077).
+ * null when it is not this ownership's or these terms': a probe judged against the terms of an
+ * earlier ownership or an earlier update is not recorded (ADR 0072, 0077, 0088).
  */
 export function statusAfterProbe(ctx: ListingContext, e: ListingEvent): ScannedStatus | null {
   if (e.type !== 'listing.probed' || !currentProbe(ctx, e)) return null;

@@ -30,7 +30,7 @@ export interface ScanState {
   days: DayCount[];
   /** A conformant 402 seen since the listing was registered or last changed. */
   verified: boolean;
-  /** Outcomes of the last routed executions, newest last: 1 = the seller answered below 400. */
+  /** Outcomes of the last counted routed executions (`paidCallCounts`), newest last: 1 = served. */
   paid: number[];
   /** The wait before the next probe the scanner asked for, so a lost probe still leaves a round scheduled. */
   interval_ms: number;
@@ -85,6 +85,18 @@ export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number, vers
     interval_ms: intervalMs,
     ...((version ?? s.x402_version) !== undefined && { x402_version: version ?? s.x402_version }),
   };
+}
+
+/**
+ * How a routed execution's end counts toward paid-call success (ADR 0088): `true` served (an
+ * answer below 400), `false` failed by the seller (a 5xx, or no usable answer: a timeout, an
+ * unreachable or refused endpoint, an oversize answer; `sellerStatus` null), `null` not counted.
+ * A 4xx is the seller declining the call (402: the buyer's payment, others: the request) with
+ * no fee taken, so a buyer could send any number of them for nothing: it counts neither way.
+ */
+export function paidCallCounts(sellerStatus: number | null): boolean | null {
+  if (sellerStatus === null || sellerStatus >= 500) return false;
+  return sellerStatus < 400 ? true : null;
 }
 
 export function recordExecution(s: ScanState, ok: boolean): ScanState {

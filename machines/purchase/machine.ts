@@ -5,6 +5,7 @@ import { initialPurchaseContext, type PurchaseContext } from './context.ts';
 import type { PurchaseEvent, PurchaseQuoteEvent } from './events.ts';
 import * as rules from './rules.ts';
 import { legSettled, watchLegs } from './chain-legs.ts';
+import { paidCallCounts } from '../listing/score.ts';
 
 /**
  * One purchase intent `pi_…` (DESIGN §5 "Purchase actor states"): QUOTED → VERIFIED →
@@ -40,14 +41,20 @@ const tellListing = {
 };
 
 const cancelExecution = { type: 'cancelTimer' as const, params: { name: 'execution' } };
-/** The listing's paid-call success learns how the seller served a routed execution, once per intent. */
+/**
+ * The listing's paid-call success learns how the seller served a routed execution, once per
+ * intent; an end that does not count (a 4xx, ADR 0088) is not sent (an empty recipient).
+ */
 const tellExecuted = {
   type: 'sendTo' as const,
-  params: ({ context, event }: Args) => ({
-    kind: 'listing',
-    actorId: context.resource_id,
-    event: { type: 'listing.executed', id: `executed:${context.intent_id}`, at: event.at, intent_id: context.intent_id, ok: event.type === 'execute.answered' && event.seller_status < 400 },
-  }),
+  params: ({ context, event }: Args) => {
+    const ok = paidCallCounts(event.type === 'execute.answered' ? event.seller_status : null);
+    return {
+      kind: 'listing',
+      actorId: ok === null ? '' : context.resource_id,
+      event: { type: 'listing.executed', id: `executed:${context.intent_id}`, at: event.at, intent_id: context.intent_id, ok: ok === true },
+    };
+  },
 };
 /** ANM routed execution: the seller transfer must be settled before the fee leg may no longer be used. */
 const executionSellerDeadline = {

@@ -31,6 +31,7 @@ let s: Seller;
 let server: Server;
 let base: string;
 let up = true;
+const SLOW_MS = 500;
 const ids: Record<string, string> = {};
 /** Every record read while waiting, to check what was shown on the way. */
 const seen: Record<string, ListingRecord[]> = {};
@@ -44,9 +45,12 @@ beforeAll(async () => {
   const accepts = (price: string, payTo = s.evm.address) => ({ scheme: 'exact', price, network: 'eip155:8453', payTo }) as const;
   const app = express();
   app.use('/flaky', (req, _res, next) => (up ? next() : req.socket.destroy()));
+  // Answers its 402 late, so probes are in flight while its owner changes the price.
+  app.use('/slow', (_req, _res, next) => void setTimeout(next, SLOW_MS));
   app.use(
     paymentMiddleware(
       { 'GET /good': { accepts: accepts('$0.02'), description: 'Good' }, 'GET /flaky': { accepts: accepts('$0.02'), description: 'Flaky' }, 'GET /pricey': { accepts: accepts('$0.03'), description: 'Pricey' },
+        'GET /slow': { accepts: accepts('$0.02'), description: 'Slow' },
         // Listed by `s`, but the endpoint's own 402 pays another seller: an endpoint `s` does not control.
         'GET /squatted': { accepts: accepts('$0.02', seller().evm.address), description: 'Squatted' },
       },
@@ -60,14 +64,14 @@ beforeAll(async () => {
       accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '20000', resource: `${base}/v1`, description: 'v1', mimeType: 'application/json', payTo: s.evm.address, maxTimeoutSeconds: 60, asset: USDC_TOKEN.address, extra: { name: USDC_TOKEN.name, version: USDC_TOKEN.version } }],
     });
   });
-  app.get(['/good', '/flaky', '/pricey', '/squatted'], (_req, res) => res.json({ served: true }));
+  app.get(['/good', '/flaky', '/pricey', '/squatted', '/slow'], (_req, res) => res.json({ served: true }));
   app.get('/malformed', (_req, res) => res.status(402).type('text/plain').send('pay me, somehow'));
   app.get('/free', (_req, res) => res.json({ free: true }));
   app.get('/sleepy', () => undefined);
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const name of ['good', 'v1', 'malformed', 'free', 'pricey', 'sleepy', 'flaky', 'squatted']) {
+  for (const name of ['good', 'v1', 'malformed', 'free', 'pricey', 'sleepy', 'flaky', 'squatted', 'slow']) {
     const r = await m.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: `Scan ${name}`, endpoint: `${base}/${name}`, price: '0.02' }) });
     expect(r.status).toBe(201);
     const rec = r.json as ListingRecord;
@@ -168,7 +172,20 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('routed executions feed the paid-call success part: a seller that refuses the payment, then one that serves it', async () => {
+  it('a probe in flight while the owner changes the price never verifies the new price (ADR 0088)', async () => {
+    await until('slow', (r) => r.status === 'verified', 'verified at its first price');
+    const updated = await m.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Scan slow', endpoint: `${base}/slow`, price: '0.03' }) });
+    expect([updated.status, (updated.json as ListingRecord).status]).toEqual([200, 'unverified']);
+    // Rounds start every 150 ms and take 500: several read the first price and answer after the update.
+    await until('slow', (r) => r.recent_scans[0]?.outcome === 'mismatch', 'a probe of the new price');
+    await new Promise((r) => setTimeout(r, SLOW_MS * 3));
+    const { rows } = await backend.db.query<{ type: string; state_after: string }>(`SELECT event->>'type' AS type, state_after FROM actor_events WHERE actor_id = $1 ORDER BY seq`, [ids.slow!]);
+    const after = rows.slice(rows.findIndex((r) => r.type === 'listing.update'));
+    expect(after.length).toBeGreaterThan(1);
+    expect(after.filter((r) => r.state_after !== 'unverified')).toEqual([]);
+  });
+
+  it('routed executions feed the paid-call success part: a refused payment (402) counts neither way, a served call does (ADR 0088)', async () => {
     const buyer = privateKeyToAccount(generatePrivateKey());
     const client = new x402Client().register('eip155:8453', new ExactEvmClient(buyer));
     const execute = async () => {
@@ -185,12 +202,17 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
     await m.market.ledger.fund(buyer.address, 150n);
     const refused = await execute();
     expect([refused.status, (refused.json as { status: number }).status, (refused.json as { purchase_status: string }).purchase_status]).toEqual([200, 402, 'SELLER_FAILED']);
-    await until('good', (r) => r.score_breakdown?.paid_call_success === 0, 'the failed paid call counted');
     await m.market.ledger.fund(buyer.address, 100_000n);
     const served = await execute();
     // Served: the fee is taken right after the answer is returned (ADR 0046).
     expect((served.json as { purchase_status: string }).purchase_status, JSON.stringify(served.json)).toBe('EXECUTING');
-    await until('good', (r) => r.score_breakdown?.paid_call_success === 5, 'one of two paid calls served');
+    const paid = async () => (await backend.db.query<{ paid: number[] }>(`SELECT snapshot->'context'->'scan'->'paid' AS paid FROM actors WHERE id = $1`, [ids.good!])).rows[0]?.paid;
+    await waitFor(async () => (await paid())?.length === 1, 20_000, 'the served call counted');
+    expect(await paid()).toEqual([1]);
+    // The listing is told of the served call only: the refused one's record wrote no event for it.
+    const told = await backend.db.query<{ actor_id: string }>(`SELECT actor_id FROM outbox WHERE msg_id LIKE 'executed:%' AND actor_id = ANY($1)`, [[refused, served].map((r) => (r.json as { intent_id: string }).intent_id)]);
+    expect(told.rows.map((r) => r.actor_id)).toEqual([(served.json as { intent_id: string }).intent_id]);
+    expect((await read('good')).score_breakdown?.paid_call_success).toBe(10);
   }, 60_000);
 
   it('anmpay market scan <id> probes now and prints the result (--json, -q, text)', async () => {

@@ -17,6 +17,7 @@ import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import { TERMINAL } from '../../machines/purchase/view.ts';
 import { priceSplit } from '../../machines/money/market.ts';
 import type { EventBase } from '../../machines/kit/durable.ts';
+import type { EffectAction } from '../../machines/kit/effects.ts';
 import { legSettled } from '../../machines/purchase/chain-legs.ts';
 import { answerRuleAgrees } from './answer-status.ts';
 
@@ -60,7 +61,7 @@ const eventArb = (q: ReturnType<typeof quote>) =>
     fc.record({ dt: fc.integer({ min: 0, max: 400_000 }), off: fc.constantFrom(0n, 0n, 1n) }).map(({ dt, off }) => ({
       type: 'purchase.execute', at: T + dt, fee: leg(q.fee.pay_to, (BigInt(q.fee.amount) + off).toString(), 'n3'), deadline_at: T + dt + 45_000,
     })),
-    fc.constantFrom(200, 201, 302, 402, 500).map((st) => ({ type: 'execute.answered', at: T + 2000, seller_status: st })),
+    fc.constantFrom(200, 201, 302, 402, 404, 500, 503).map((st) => ({ type: 'execute.answered', at: T + 2000, seller_status: st })),
     // The answer recorded in the statement that settles the USDC fee (ADR 0052).
     fc.constantFrom(200, 302, 402, 500).map((st) => ({ type: 'execute.answered', at: T + 2000, seller_status: st, fee_tx: 'tx_answer_fee' })),
     fc.constant({ type: 'execute.failed', at: T + 2000, reason: 'timeout' }),
@@ -82,6 +83,22 @@ const SELLER_FAILED_EVENTS: RandomEvent[] = [
   { type: 'purchase.execute', at: T + 1000, fee: leg(SETTLE_QUOTE.fee.pay_to, SETTLE_QUOTE.fee.amount, 'n3'), deadline_at: T + 46_000 },
   { type: 'execute.answered', at: T + 2000, seller_status: 500 },
 ];
+
+/**
+ * The listing hears how a routed execution ended only when paid-call success counts it
+ * (ADR 0088): served below 400, failed on a 5xx or no answer; a 4xx (402: the payment refused)
+ * is not told, so a buyer cannot move a seller's score with calls that cost it nothing.
+ */
+function paidCallTold(e: EventBase, effects: EffectAction[]): void {
+  const told = effects.flatMap((f) => (f.type === 'sendTo' && f.params.event.type === 'listing.executed' ? [f.params.event.ok] : []));
+  const status = e.type === 'execute.answered' ? (e as EventBase & { seller_status: number }).seller_status : e.type === 'execute.failed' ? null : undefined;
+  if (status === undefined) {
+    if (told.length > 0) throw new Error(`${e.type} told the listing of an execution`);
+    return;
+  }
+  const expected = status === null || status >= 500 ? [false] : status < 400 ? [true] : [];
+  if (JSON.stringify(told) !== JSON.stringify(expected)) throw new Error(`${e.type} ${status}: told ${JSON.stringify(told)}, expected ${JSON.stringify(expected)}`);
+}
 
 describe('purchase machine model (DESIGN §5)', () => {
   it('fee only after seller; gross holds; terminal accepts nothing; replay equals the snapshot; the execute response says the status the answer leads to', () => {
@@ -107,6 +124,7 @@ describe('purchase machine model (DESIGN §5)', () => {
             if (r.accepted) applied.push(e);
             // Its statement moves the fee: taken only where the fee is then counted as taken.
             if (r.accepted && 'fee_tx' in e && r.status !== 'SETTLED') throw new Error(`an answer naming a fee transaction was taken into ${r.status}`);
+            if (r.accepted) paidCallTold(e, r.effects);
             const settlement = e.type === 'leg.settled' ? (e as EventBase & { leg: 'seller' | 'fee'; transfer: { from: string; to: string; value: string } }) : null;
             if (settlement?.leg === 'seller' && status === 'VERIFIED' && !before.legs?.seller.tx && !isOwn(settlement.transfer, q.seller)) sellerSpent = true;
             snap = r.snapshot;

@@ -8,9 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventBase } from '../../../machines/kit/durable.ts';
-import { ownerGeneration, scanOf, type ListingContext } from '../../../machines/listing/context.ts';
+import { ownerGeneration, termsDigest, type ListingContext } from '../../../machines/listing/context.ts';
 import type { ListingEvent } from '../../../machines/listing/events.ts';
 import { PROBE_TIMER } from '../../../machines/listing/machine.ts';
+import { probeEntry } from '../../../machines/listing/rules.ts';
 import { DEFAULT_PROBE_INTERVAL_MS } from '../../../machines/listing/score.ts';
 import type { ScanEntry } from '../../../machines/listing/score.ts';
 import type { Db } from '../../../storage/db.ts';
@@ -106,13 +107,12 @@ export class Scanner {
     const { rows } = await this.db.query<{ snapshot: { context: ListingContext } }>(`SELECT snapshot FROM actors WHERE id = $1 AND kind = $2`, [resourceId, LISTING_KIND]);
     const ctx = rows[0]?.snapshot.context;
     if (!ctx) return null;
-    const r = await this.probeAndRecord(resourceId, ctx, `scan:${randomUUID()}`);
-    const scan = scanOf(r.snapshot.context as ListingContext).recent[0];
-    if (!scan) throw new Error(`the scan of ${resourceId} was not recorded`);
-    return { scan, status: r.status };
+    // The probe's own result: one judged against terms changed meanwhile is not recorded (ADR 0088), and the listing's newest scan is another.
+    const { applied, scan } = await this.probeAndRecord(resourceId, ctx, `scan:${randomUUID()}`);
+    return { scan, status: applied.status };
   }
 
-  private async probeAndRecord(resourceId: string, ctx: ListingContext, eventId: string): Promise<ApplyResult> {
+  private async probeAndRecord(resourceId: string, ctx: ListingContext, eventId: string): Promise<{ applied: ApplyResult; scan: ScanEntry }> {
     this.inFlight++;
     try {
       return await this.probeOnce(resourceId, ctx, eventId);
@@ -121,7 +121,7 @@ export class Scanner {
     }
   }
 
-  private async probeOnce(resourceId: string, ctx: ListingContext, eventId: string): Promise<ApplyResult> {
+  private async probeOnce(resourceId: string, ctx: ListingContext, eventId: string): Promise<{ applied: ApplyResult; scan: ScanEntry }> {
     const target: ProbeTarget = { endpoint: ctx.endpoint, method: ctx.method, assets: ctx.assets };
     const { at, result } = await this.slots.run(async () => {
       const started = this.now();
@@ -130,12 +130,15 @@ export class Scanner {
     if (this.keepRounds) this.probed.push(`${resourceId}:${eventId}`);
     const interval = this.opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
     const jitter = Math.floor((this.opts.random ?? Math.random)() * (this.opts.jitterMs ?? interval / 10));
-    // Judged against this ownership's terms: a probe in flight while the listing changes hands, even back to
-    // the same key, is not the new ownership's (ADR 0072, 0077).
-    const event = { type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter, provider_id: ctx.provider_id, owner_generation: ownerGeneration(ctx) } satisfies ListingEvent;
+    // Judged against this ownership's terms as read: a probe in flight while the listing changes hands, even back
+    // to the same key, or while its owner updates its terms, is not about the new ones (ADR 0072, 0077, 0088).
+    const event = {
+      type: 'listing.probed', id: eventId, at, ...result, next_probe_in_ms: interval + jitter,
+      provider_id: ctx.provider_id, owner_generation: ownerGeneration(ctx), terms_digest: termsDigest(target),
+    } satisfies ListingEvent;
     const applied = await this.host.apply({ kind: LISTING_KIND, id: resourceId }, event);
     this.opts.onProbed?.(resourceId, result);
-    return applied;
+    return { applied, scan: probeEntry(event) };
   }
 
   /** Probes waiting, running or being recorded in this process. */
