@@ -1,8 +1,9 @@
 /**
  * Routed execution (DESIGN §5 "Routed execution"; marketplace.md "Endpoints"
- * `POST /api/v1/route/execute`). The marketplace verifies the fee leg against the quote,
- * records QUOTED → EXECUTING, forwards the buyer's own seller payment header verbatim (it
- * never pays the seller itself), and takes the fee only when the seller answered below 400.
+ * `POST /api/v1/route/execute`). The marketplace verifies both legs against the quote (the
+ * seller's as a purchase does, ADR 0087), records QUOTED → EXECUTING, forwards the buyer's own
+ * seller payment header verbatim (it never pays the seller itself), and takes the fee only
+ * when the seller answered below 400.
  * Anything else, including a runtime that dies mid-call, ends SELLER_FAILED with the fee
  * authorization unused. On the ANM lane the fee transfer must follow the forwarded seller
  * transfer's nonce and is submitted only once that transfer is settled (ADR 0038).
@@ -28,7 +29,7 @@ import type { Listings } from './listings.ts';
 import { PURCHASE_KIND } from './purchase-read.ts';
 import type { Purchases } from './purchases.ts';
 import { decodeLeg } from './leg-codec.ts';
-import { legStatesAhead, usdcLegForWrite, verifyUsdcLeg, type LegForWrite } from './usdc-purchase.ts';
+import { checkUsdcSellerLeg, legStatesAhead, usdcLegForWrite, verifyUsdcLeg, type LegForWrite } from './usdc-purchase.ts';
 
 export type { ExecuteResult } from './execution-answer.ts';
 
@@ -117,6 +118,9 @@ export class Executions {
     if (fee.valid_before < deadline) {
       await refuse(new MarketRefusal('invalid_payment', `The fee leg must stay valid at least ${Math.ceil((timeoutMs + RECORD_GRACE_MS) / 1000)} s from now.`, anm ? 'invalid_exact_anm_valid_before' : 'invalid_exact_evm_payload_authorization_valid_before'));
     }
+    // The buyer's max_price holds only if what is forwarded pays the quoted seller leg and no
+    // more: checked as a purchase checks it, though it is forwarded verbatim (ADR 0087).
+    if (!anm) await checkUsdcSellerLeg(usdc, p.ctx, input.sellerPayment).catch(refuse);
     const listing = await target.catch(refuse);
 
     // Recorded with both transfers bound to this intent and, on ANM, their nonces held (ADR 0043):
@@ -220,7 +224,7 @@ export class Executions {
   }
 
   /**
-   * USDC: the fee leg against the quote and its signature; its ledger check goes into the
+   * USDC: the fee leg against the quote and its signature (the seller leg is checked apart); its ledger check goes into the
    * statement that records the execution where the ledger can (ADR 0059), else it is read here.
    */
   private async verifyUsdcFee(ctx: PurchaseContext, raw: unknown, decoded: ReturnType<typeof decodeLeg>, states: ReturnType<typeof legStatesAhead>): Promise<{ fee: VerifiedLeg; seller: null; ledger: LegForWrite | null }> {

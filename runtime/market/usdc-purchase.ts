@@ -39,6 +39,16 @@ async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw
   return { name: leg, payer: c.payer, payload: c.payload, amount, allowUsedNonce: ctx.legs?.[leg].nonce !== undefined };
 }
 
+/**
+ * A routed execution's seller leg, the payment it forwards verbatim, against the quote's seller
+ * leg as a purchase checks it: requirements, amount and payTo exact, time window, signature
+ * (ADR 0087). The ledger is the seller's facilitator's to ask: a nonce used or a balance short
+ * is the seller's refusal, which ends the execution SELLER_FAILED with no fee taken.
+ */
+export async function checkUsdcSellerLeg(lane: UsdcLane, ctx: PurchaseContext, raw: string): Promise<void> {
+  await signedLeg(lane, ctx, 'seller', raw);
+}
+
 /** The ledger's answer for each leg, as a verified leg or the first refusal in leg order. */
 async function ledgerChecked(lane: UsdcLane, ctx: PurchaseContext, legs: SignedLeg[], known?: KnownStates): Promise<Array<{ leg: VerifiedLeg; balance: bigint | undefined }>> {
   const checks = await lane.checkLedger(legs, known);

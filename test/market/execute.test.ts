@@ -187,8 +187,10 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
   it('a seller that refuses the payment (402): SELLER_FAILED, no fee (issue 21 "refusing the payment leaves the fee unsettled")', async () => {
     const q = await quote('parrot');
     const fee0 = await feeBalance();
-    const short = Buffer.from(JSON.stringify(await signLeg(buyer, { to: s.evm.address, value: 19_999n }))).toString('base64');
-    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: short, body: {} } });
+    // The quoted leg, from a payer without the balance: the marketplace leaves the ledger to the
+    // seller's facilitator (ADR 0087), which refuses it.
+    const unfunded = Buffer.from(JSON.stringify(await signLeg(privateKeyToAccount(generatePrivateKey()), { to: s.evm.address, value: 20_000n }))).toString('base64');
+    const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment: { legs: { fee: await feeLeg() } }, seller_payment: unfunded, body: {} } });
     expect(r.status).toBe(200);
     expect(r.json.status).toBe(402);
     expect(r.json.purchase_status).toBe('SELLER_FAILED');
