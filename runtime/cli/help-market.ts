@@ -64,7 +64,7 @@ export const MARKET_HELP: { summary: string; commands: CommandHelp[] } = {
     {
       name: 'execute',
       args: '<capability>|--resource <res_id> [--key <file>] [--wallet <file>] [--body <json>] [--max-price <decimal>] [--asset USDC|ANM] [--max-latency-ms <n>]',
-      summary: 'quote, pay the seller\'s own 402 with an x402 client (USDC: stock @x402/evm; ANM: exact-anm), sign the fee leg, and have the marketplace call the seller; prints its answer',
+      summary: 'quote, pay the seller\'s own 402 with an x402 client (USDC: stock @x402/evm; ANM: exact-anm), sign the fee leg, and have the marketplace call the seller; prints its answer. Signs nothing when the 402 asks another amount, payee, asset or network than the quote\'s seller leg; exits 1 when the seller answered an error (its answer still printed)',
       quiet: 'the seller\'s body',
       flags: [
         ['--key <file>', 'the buyer\'s EVM key file, for USDC (required with USDC)'],

@@ -3,7 +3,9 @@
  * the data is printed as one JSON line (bigints as decimal strings), with `--quiet` (`-q`) the
  * one value a shell script needs (`ADDR=$(anmpay wallet create -q)`), otherwise the text. Errors
  * become `{"error":{"code","message"}}` on stdout with `--json` (text on stderr without) and
- * a non-zero exit: 2 for usage errors, 1 for everything else.
+ * a non-zero exit: 2 for usage errors, 1 for everything else. A command whose result is
+ * printed and still failed (`market execute` with a seller error) prints it, then its error
+ * on stderr.
  */
 import { TerminalError } from '../errors.ts';
 import { AddressError, TxError } from '../../machines/chain/index.ts';
@@ -29,6 +31,11 @@ export interface CommandResult {
   text: string;
   /** With `--quiet` / `-q`: the one value a script goes on with (an address, a hash), alone on its line. */
   quiet?: string;
+  /**
+   * The command printed its result and still failed (a seller that answered an error): the
+   * result goes to stdout as usual, this error to stderr, and the exit code is its.
+   */
+  failed?: CliError;
 }
 
 /** A command's body: gets the arguments after its name; `undefined` = already printed (long-running commands). */
@@ -61,7 +68,9 @@ export async function runCommand(run: CommandRun, argv: string[]): Promise<numbe
   try {
     const result = await run(argv);
     if (result) process.stdout.write(json ? `${toJson(result.data)}\n` : `${quiet && result.quiet !== undefined ? result.quiet : result.text}\n`);
-    return 0;
+    if (!result?.failed) return 0;
+    process.stderr.write(`error (${result.failed.code}): ${result.failed.message}\n`);
+    return result.failed.exitCode;
   } catch (e) {
     const err = toCliError(e);
     if (json) process.stdout.write(`${toJson({ error: { code: err.code, message: err.message } })}\n`);

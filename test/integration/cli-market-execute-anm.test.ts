@@ -30,13 +30,20 @@ const s = seller();
 let dir: string;
 let server: Server;
 let paid = 0;
+let greedyPaid = 0;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'anm-cli-execute-anm-'));
   const rs = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${h.url}/facilitator` })).register('native:1', new ExactAnmServerScheme());
   const app = express();
   app.use(express.json());
-  app.use(paymentMiddleware({ 'POST /echo': { accepts: { scheme: 'exact-anm', price: '0.25 ANM', network: 'native:1', payTo: s.anmAddress }, description: 'Echo' } }, rs));
+  const accepts = (price: string) => ({ accepts: { scheme: 'exact-anm', price, network: 'native:1', payTo: s.anmAddress }, description: 'x' }) as const;
+  // /greedy is listed at 0.25 ANM and its 402 asks 0.9 ANM.
+  app.use(paymentMiddleware({ 'POST /echo': accepts('0.25 ANM'), 'POST /greedy': accepts('0.9 ANM') }, rs));
+  app.post('/greedy', (_req, res) => {
+    greedyPaid += 1;
+    res.json({ got: 'more' });
+  });
   app.post('/echo', (req, res) => {
     paid += 1;
     res.json({ echo: (req.body as { say?: string }).say ?? null });
@@ -46,6 +53,8 @@ beforeAll(async () => {
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
   const listed = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Echo parrot', tags: ['parrot'], endpoint, method: 'POST', asset: 'ANM', price: '0.25' }) });
   expect(listed.status).toBe(201);
+  const greedy = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name: 'Greedy magpie', tags: ['magpie'], endpoint: endpoint.replace(/\/echo$/, '/greedy'), method: 'POST', asset: 'ANM', price: '0.25' }) });
+  expect(greedy.status).toBe(201);
   // Blocks every 50 ms: the seller's settle waits for its transfer's receipt, the fee for its depth.
   await h.chain.rpc.setAutomine(50);
 }, 60_000);
@@ -96,6 +105,20 @@ describe('anmpay market execute on the ANM lane', () => {
     const q = await runCli(['market', 'execute', 'parrot', '--asset', 'ANM', '--wallet', wallet, '--body', '{"say":"bye"}', '-q'], env());
     expect([q.code, q.stdout, q.stderr]).toEqual([0, '{"echo":"bye"}\n', '']);
     expect(paid).toBe(2);
+  });
+
+  it('marketplace.md:24 "the max_price ceiling … is the TOTAL the buyer pays": a seller listed at 0.25 ANM whose 402 asks 0.9 ANM → exit 1 naming both amounts; no transfer signed or sent', { timeout: 60_000 }, async () => {
+    const wallet = path.join(dir, 'magpie-buyer.json');
+    const buyer = (await cliJson<{ address: string }>(['wallet', 'create', '--network', 'live', '--out', wallet], env())).address;
+    await h.chain.rpc.faucet(buyer, 10n * ANM);
+    const balance0 = await h.chain.rpc.getBalance(buyer);
+    const r = await runCli(['market', 'execute', 'magpie', '--asset', 'ANM', '--wallet', wallet, '--max-price', '1'], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`error (seller_price_mismatch): the seller's 402 asks 900000000 (0.900000000 ANM) to ${s.anmAddress} on native:1, but the quote's seller leg is 250000000 (0.250000000 ANM) to ${s.anmAddress} on native:1: nothing signed`);
+    expect(greedyPaid).toBe(0);
+    expect((await h.chain.rpc.pendingTransactions()).length).toBe(0);
+    expect(await h.chain.rpc.getNonce(buyer, 'latest')).toBe(0n);
+    expect(await h.chain.rpc.getBalance(buyer)).toBe(balance0);
   });
 
   it('usage: ANM without --wallet exits 2 with the usage line; an unknown asset too', { timeout: 60_000 }, async () => {
