@@ -199,7 +199,7 @@ async function execute(a: ParsedArgs): Promise<CommandResult> {
   // seller's transfer is settled.
   const later = r.purchase_status !== 'EXECUTING' ? '' : asset === 'ANM' ? ' (the fee follows once the seller transfer is settled)' : ' (the fee is taken right after the answer)';
   const text = [quoteText(quote, asset), `seller answered ${r.status} (${r.headers['content-type'] ?? 'no content-type'}); purchase ${r.purchase_status}${later}`, r.body].join('\n');
-  // A seller that answered an error took no payment and no fee: its answer is printed, the exit says it failed.
+  // A seller that answered an error ends the purchase SELLER_FAILED, no fee taken: its answer is printed, the exit says it failed.
   const failed = r.status >= 400 || r.purchase_status === 'SELLER_FAILED' ? new CliError('seller_failed', `the seller answered ${r.status}; purchase ${r.purchase_status}, no fee taken`) : undefined;
   return { data: r, text, quiet: r.body, ...(failed && { failed }) };
 }
