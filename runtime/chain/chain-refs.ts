@@ -21,14 +21,28 @@ const cte = (n: number) => `ref AS (INSERT INTO chain_refs (reference, network, 
             WHERE $${n}::text IS NOT NULL AND EXISTS (SELECT 1 FROM pe)
            ON CONFLICT (reference, actor_id) DO NOTHING)`;
 
+// The rows of several creates written together (CreateCompanion.batch).
+const batchCte = (n: number) => `ref AS (INSERT INTO chain_refs (reference, network, actor_id, kind, recipient, treasury, required)
+           SELECT r.reference, r.network, r.actor_id, r.kind, r.recipient, r.treasury, r.required
+             FROM jsonb_to_recordset($${n}::jsonb) AS r(reference text, network text, actor_id text, kind text, recipient text, treasury text, required integer)
+           ON CONFLICT (reference, actor_id) DO NOTHING)`;
+
 function companion(kind: string, row: (ctx: Record<string, unknown>, created: ApplyResult) => RefRow | null): CreateCompanion {
+  const rowOf = (created: ApplyResult) => row(created.snapshot.context as Record<string, unknown>, created);
   return {
     name: `chain_ref_${kind}`,
     arity: 6,
     cte,
     params: (created): SqlParam[] => {
-      const r = row(created.snapshot.context as Record<string, unknown>, created);
+      const r = rowOf(created);
       return r === null ? [null, null, null, null, null, null] : [r.reference, r.network, kind, r.recipient, r.treasury, r.required];
+    },
+    batch: {
+      cte: batchCte,
+      row: (created) => {
+        const r = rowOf(created);
+        return r === null ? null : { ...r, actor_id: created.actorId, kind };
+      },
     },
   };
 }

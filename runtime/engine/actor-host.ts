@@ -1,5 +1,5 @@
 import type { DurableMachine, EventBase } from '../../machines/kit/durable.ts';
-import { create, step, type PersistedSnapshot, type Accepted } from '../../machines/kit/step.ts';
+import { create, step, type Accepted } from '../../machines/kit/step.ts';
 import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
@@ -13,9 +13,10 @@ import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
 import { gatherable, stepTogether, type Posted, type StepPorts } from './step-together.ts';
 import { writeStatement, type WriteParts } from './write-statement.ts';
 import { companionRefused } from './companions.ts';
-import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER } from './host-sql.ts';
+import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER, type LockedRow } from './host-sql.ts';
 import { feedJson, ownerOf, resultOf, timerEventName } from './event-parts.ts';
-import { createInOneStatement } from './create-statement.ts';
+import { planCreate } from './create-statement.ts';
+import { CreateBatcher } from './create-batch.ts';
 import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, SnapshotFeedItem } from './actor-types.ts';
 
 export interface ActorHostDeps {
@@ -29,14 +30,8 @@ export interface ActorHostDeps {
   onPoison?: (envelope: ActorEnvelope, err: Error) => void;
   /** Actors whose last seen row is kept for the optimistic path (0 turns it off). */
   cacheSize?: number;
-}
-
-interface LockedRow {
-  version: number;
-  state: string;
-  snapshot: PersistedSnapshot;
-  merchant: string | null;
-  mode: string | null;
+  /** Creates of one shape written in one statement at most (create-batch.ts; 1: each alone). */
+  createBatch?: number;
 }
 
 /**
@@ -47,9 +42,11 @@ export class ActorHost {
   private sub: Subscription | undefined;
   private readonly cache: SnapshotCache | null;
   private readonly mailboxes: Mailboxes<Posted, ApplyResult>;
+  private readonly creates: CreateBatcher;
 
   constructor(private readonly deps: ActorHostDeps) {
     this.cache = deps.cacheSize === 0 ? null : new SnapshotCache(deps.cacheSize);
+    this.creates = new CreateBatcher(deps.db, deps.createBatch);
     const ports: StepPorts = {
       db: deps.db,
       registry: deps.registry,
@@ -88,7 +85,7 @@ export class ActorHost {
     if (!parsed.success) throw new MalformedEventError(parsed.error.issues);
     const event = parsed.data as EventBase & Record<string, unknown>;
     if (event.type === def.createEvent) {
-      const created = await createInOneStatement(this.deps.db, this.deps.registry, def, target, event, companion);
+      const created = await this.creates.write(planCreate(this.deps.registry, def, target, event, companion));
       if (created) {
         this.remember(created);
         await this.afterCommit(created, event);
@@ -284,7 +281,6 @@ export class ActorHost {
   applyInOrder(target: ActorTarget, event: unknown): Promise<ApplyResult> {
     return this.mailboxes.post(target.id, { target, event });
   }
-
 
   /** Sends an event through the bus (the path for signals and timers). */
   async send(target: ActorTarget, event: EventBase & Record<string, unknown>): Promise<void> {

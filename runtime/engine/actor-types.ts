@@ -66,6 +66,13 @@ export interface CreateCompanion {
    * and a count, which insert speculatively.
    */
   unique?: readonly string[];
+  /**
+   * The same rows for several creates of one kind written in one statement (create-batch.ts):
+   * `cte` writes them from one JSON array parameter, `$param`, each row naming its actor in
+   * `actor_id`; `row` is one create's row (null: none). The statement fails or commits whole, so
+   * the CTE needs no gate. A kind whose companion has no `batch` writes each create alone.
+   */
+  batch?: { cte(param: number): string; row(created: ApplyResult): Record<string, SqlParam> | null };
 }
 
 /** What travels on `actor.<kind>.<partition>` subjects. */

@@ -1,10 +1,20 @@
 /** The statements of ActorHost's locked path and its bookkeeping (the write itself: write-statement.ts). */
+import type { PersistedSnapshot } from '../../machines/kit/step.ts';
 
 // An event the cached row does not accept, recorded only if the row still has that version
 // (no row back: it moved on, and the locked path decides).
 export const MARK_IGNORED_AT_VERSION = `INSERT INTO processed_events (actor_id, event_id, outcome)
   SELECT $1, $2, 'ignored' WHERE EXISTS (SELECT 1 FROM actors WHERE id = $1 AND version = $3)
   ON CONFLICT (actor_id, event_id) DO UPDATE SET at = processed_events.at RETURNING outcome`;
+
+/** A row of SELECT_LOCKED. */
+export interface LockedRow {
+  version: number;
+  state: string;
+  snapshot: PersistedSnapshot;
+  merchant: string | null;
+  mode: string | null;
+}
 
 export const SELECT_LOCKED = `SELECT version, state, snapshot, merchant, mode FROM actors WHERE id = $1 FOR UPDATE`;
 

@@ -1,0 +1,147 @@
+/**
+ * Creates of one kind and one statement shape, submitted in the same event-loop turn, written
+ * in one statement (ADR 0089): the requests read in one poll phase share one round trip, one
+ * backend wake-up and one executor start instead of paying one each. Each actor's create is
+ * still whole in one transaction with its journal, timers and outbox rows; several actors share
+ * it. A batch of one is today's statement (create-statement.ts), unchanged.
+ *
+ * The batch statement fails or commits whole. When it fails (an actor that exists already fails
+ * it on `actors_pkey`), nothing of it was written, and each create is written alone, so each
+ * caller gets exactly what writing its create alone gives.
+ */
+import type { Db, SqlParam } from '../../storage/db.ts';
+import type { ApplyResult, CreateCompanion } from './actor-types.ts';
+import { settle, type Letter } from './mailbox.ts';
+import { writeCreate, type PlannedCreate } from './create-statement.ts';
+import { memoStatements } from './write-statement.ts';
+
+/** Creates written together at most: the statement's parameters grow with it, and a failed batch is retried one by one. */
+export const MAX_CREATE_BATCH = 64;
+
+type Waiting = Letter<PlannedCreate, ApplyResult | null>;
+
+interface BatchParts {
+  asyncCommit: boolean;
+  outbox: boolean;
+  timerUpserts: boolean;
+  companions: ReadonlyArray<Pick<CreateCompanion, 'name' | 'batch'>>;
+}
+
+export class CreateBatcher {
+  private queued = new Map<string, Waiting[]>();
+  private scheduled = false;
+
+  /** `max`: creates per statement at most; 1 writes each create alone, as it comes. */
+  constructor(
+    private readonly db: Db,
+    private readonly max = MAX_CREATE_BATCH,
+  ) {}
+
+  /** Writes `p` (with others of its shape, if some come in the same turn); null: the actor exists, nothing written. */
+  write(p: PlannedCreate): Promise<ApplyResult | null> {
+    const key = this.max > 1 ? groupOf(p) : null;
+    if (key === null) return writeCreate(this.db, p);
+    return new Promise((resolve, reject) => {
+      let group = this.queued.get(key);
+      if (!group) this.queued.set(key, (group = []));
+      group.push({ item: p, resolve, reject });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      // After the poll phase: every request read in it has submitted its create by then.
+      setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const groups = this.queued;
+    this.queued = new Map();
+    for (const group of groups.values()) {
+      for (let i = 0; i < group.length; i += this.max) void this.writeTogether(group.slice(i, i + this.max));
+    }
+  }
+
+  private async writeTogether(letters: Waiting[]): Promise<void> {
+    if (letters.length === 1) return settle(letters[0]!, writeCreate(this.db, letters[0]!.item));
+    const plans = letters.map((l) => l.item);
+    try {
+      await this.db.query(batchStatement(partsOf(plans[0]!)), batchParams(plans));
+    } catch {
+      // Nothing of the batch was written: each create alone, as if it had come alone.
+      await Promise.all(letters.map((l) => settle(l, writeCreate(this.db, l.item))));
+      return;
+    }
+    for (const l of letters) l.resolve(l.item.result);
+  }
+}
+
+/**
+ * The batch a create may join, null if it is written alone: one with the caller's own
+ * companion (its result says whether that was written), timers to delete (a new actor has
+ * none), or a companion without a batch form.
+ */
+function groupOf(p: PlannedCreate): string | null {
+  if (p.companion || p.parts.timerDeletes || p.companions.some((c) => !c.batch)) return null;
+  return `${p.def.kind}:${batchKey(partsOf(p))}`;
+}
+
+function partsOf(p: PlannedCreate): BatchParts {
+  return { asyncCommit: !!p.parts.asyncCommit, outbox: p.parts.outbox, timerUpserts: p.parts.timerUpserts, companions: p.companions };
+}
+
+const batchKey = (p: BatchParts) => `${+p.asyncCommit}${+p.outbox}${+p.timerUpserts}${p.companions.map((c) => c.name).join(',')}`;
+
+/**
+ * Parameters: $1 kind, $2 machine version, $3 the actors (JSON: id, merchant, mode, state,
+ * snapshot, event_id, event, at in ms); then, only when present: outbox rows JSON, timer rows
+ * JSON (each row with its actor_id), then one JSON array per companion.
+ */
+const batchStatement = memoStatements<BatchParts>(batchKey, (p) => {
+  let n = 3;
+  const ctes = [
+    `x AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS x(id text, merchant text, mode text, state text, snapshot jsonb, event_id text, event jsonb, at double precision))`,
+    // A new actor's row is its create's dedupe, as in the statement of one create.
+    `a AS (INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
+            SELECT x.id, $1::text, x.merchant, x.mode, $1::text, $2::integer, x.state, x.snapshot, 1 FROM x)`,
+    `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
+            SELECT x.id, 1, x.event_id, x.event, NULL, x.state, to_timestamp(x.at / 1000) FROM x)`,
+  ];
+  if (p.outbox) {
+    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
+           SELECT o.actor_id, o.msg_id, o.subject, o.payload FROM jsonb_to_recordset($${++n}::jsonb) AS o(actor_id text, msg_id text, subject text, payload jsonb))`);
+  }
+  if (p.timerUpserts) {
+    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+           SELECT t.actor_id, t.name, t.kind, t.event_type, t.fire_at, t.generation
+             FROM jsonb_to_recordset($${++n}::jsonb) AS t(actor_id text, name text, kind text, event_type text, fire_at timestamptz, generation integer))`);
+  }
+  for (const c of p.companions) ctes.push(c.batch!.cte(++n));
+  // Read at commit, after the statement: the setting holds for this transaction alone.
+  return `WITH ${ctes.join(',\n')}\nSELECT ${p.asyncCommit ? `set_config('synchronous_commit', 'off', true)` : '1'} AS done`;
+});
+
+/** The JSON parameters, put together from the texts the step already encoded (no object is encoded twice). */
+function batchParams(plans: PlannedCreate[]): SqlParam[] {
+  const j = JSON.stringify;
+  const first = plans[0]!;
+  const actors: string[] = [];
+  const outbox: string[] = [];
+  const timers: string[] = [];
+  // Each row of an effect is an object with at least one key: its actor goes first.
+  const owned = (id: string, row: object) => `{"actor_id":${j(id)},${j(row).slice(1)}`;
+  for (const p of plans) {
+    const { id } = p.target;
+    const r = p.result;
+    actors.push(`{"id":${j(id)},"merchant":${j(r.merchant)},"mode":${j(r.mode)},"state":${j(r.status)},"snapshot":${p.snapshotJson},"event_id":${j(p.event.id)},"event":${p.eventJson},"at":${j(p.event.at)}}`);
+    for (const o of p.effects.outbox) outbox.push(owned(id, o));
+    for (const t of p.effects.timerUpserts) timers.push(owned(id, t));
+  }
+  const params: SqlParam[] = [first.def.kind, first.def.version, `[${actors.join(',')}]`];
+  if (first.parts.outbox) params.push(`[${outbox.join(',')}]`);
+  if (first.parts.timerUpserts) params.push(`[${timers.join(',')}]`);
+  for (const c of first.companions) {
+    const rows = plans.map((p) => c.batch!.row(p.result)).filter((r) => r !== null);
+    params.push(j(rows));
+  }
+  return params;
+}
