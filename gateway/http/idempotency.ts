@@ -8,7 +8,8 @@ import { AppError } from '../errors.ts';
 import { LIMITS } from '../schemas/payment-intent.ts';
 import { codePoints } from '../../machines/kit/text.ts';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM`: a key is its bytes; one starting with a byte order mark is not the key without it.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The header value, or the 400 it deserves. Node hands header bytes over as latin-1; they are

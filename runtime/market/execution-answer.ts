@@ -30,7 +30,8 @@ export function sellerHeader(value: string): { name: string; nonce: string | nul
   return { name: v.x402Version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE', nonce: typeof nonce === 'string' ? nonce.toLowerCase() : null };
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM`: a leading byte order mark is part of the seller's bytes, passed through like the rest.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The seller's answer passed back: its body as UTF-8 text when it is, else base64. */
 export function executionResult(intentId: string, purchaseStatus: PurchaseStatus, res: Extract<ForwardResult, { ok: true }>): ExecuteResult {

@@ -58,8 +58,11 @@ export interface ForwardRequest {
 
 export type ForwardResult =
   | { ok: true; status: number; headers: Record<string, string | undefined>; body: Buffer }
-  /** `sent`: whether the request may have reached the seller (false: refused before any connection). */
-  | { ok: false; sent: boolean; reason: string };
+  /**
+   * `sent`: whether the request may have reached the seller (false: refused before any
+   * connection). `status`: an answer cut at the size cap still said its status.
+   */
+  | { ok: false; sent: boolean; reason: string; status?: number };
 
 /**
  * Why a target cannot be called, before anything is recorded or sent: `refused` by the SSRF
@@ -173,7 +176,7 @@ export function prepareCall(req: ForwardRequest, opts: ForwardOptions): Prepared
       size += c.length;
       if (size > cap) {
         res.destroy();
-        finish({ ok: false, sent: true, reason: `the seller's answer exceeds ${cap} bytes` });
+        finish({ ok: false, sent: true, reason: `the seller's answer exceeds ${cap} bytes`, ...(res.statusCode !== undefined && { status: res.statusCode }) });
         return;
       }
       chunks.push(c);

@@ -100,6 +100,11 @@ describe('conformance: input hardening (issue 26)', () => {
     expect((await create({}, header(255))).status).toBe(201);
     expectRefusal(await create({}, header(256)), 400, 'bad_request');
     expectRefusal(await create({}, Buffer.from([0xff, 0x41]).toString('latin1')), 400, 'bad_request');
+    // A key is its bytes: one that starts with a byte order mark is not the key without it (else: 409 idempotency_key_reused).
+    const plain = idem();
+    expect((await create({}, plain)).status).toBe(201);
+    const marked = await create({ amount: '2' }, Buffer.from(`\uFEFF${plain}`, 'utf8').toString('latin1'));
+    expect(marked.status, marked.text).toBe(201);
   });
 
   describe('refunds (spec "Errors": same key, different body is 409 idempotency_key_reused)', () => {

@@ -25,6 +25,8 @@ const server = http.createServer((req, res) => {
   if (req.url === '/ok') res.writeHead(402, { 'payment-required': required(`0x${PAY_TO.slice(2).toUpperCase()}`) }).end();
   else if (req.url === '/other') res.writeHead(402, { 'payment-required': required('0x2222222222222222222222222222222222222222') }).end();
   else if (req.url === '/big') res.writeHead(402, { 'content-type': 'application/json' }).end(`{"pad":"${'x'.repeat(PROBE_MAX_BODY_BYTES)}"}`);
+  else if (req.url === '/big503') res.writeHead(503, { 'content-type': 'text/html' }).end(`<p>${'x'.repeat(PROBE_MAX_BODY_BYTES)}</p>`);
+  else if (req.url === '/big200') res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${'x'.repeat(PROBE_MAX_BODY_BYTES)}</p>`);
   else if (req.url === '/moved') res.writeHead(302, { location: '/ok' }).end();
   else {
     hitsAfterRedirect++;
@@ -66,7 +68,14 @@ describe('probe', () => {
   it('does not follow a redirect and does not read past the cap', async () => {
     expect(await probe({ endpoint: `${base}/moved`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'http_error', http_status: 302 });
     expect(hitsAfterRedirect).toBe(0);
-    expect((await probe({ endpoint: `${base}/big`, method: 'GET', assets }, dev)).outcome).toBe('malformed');
+    expect(await probe({ endpoint: `${base}/big`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'malformed', http_status: 402 });
+  });
+
+  it('an answer over the cap is judged by its status: only a 402 is malformed for its size (docs/marketplace.md "Scanner": server_error for a 5xx, no_payment_required for a 2xx)', async () => {
+    const down = await probe({ endpoint: `${base}/big503`, method: 'GET', assets }, dev);
+    expect(down).toMatchObject({ outcome: 'server_error', http_status: 503 });
+    expect(down.latency_ms).toEqual(expect.any(Number));
+    expect(await probe({ endpoint: `${base}/big200`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'no_payment_required', http_status: 200 });
   });
 });
 

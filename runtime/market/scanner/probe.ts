@@ -82,17 +82,21 @@ export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset
     { ...opts, timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS, maxBodyBytes: opts.maxBodyBytes ?? PROBE_MAX_BODY_BYTES },
   );
   const latency = Math.round(performance.now() - t0);
-  if (!res.ok) {
-    const outcome: ProbeOutcome = res.reason.startsWith('no answer within') ? 'timeout' : !res.sent ? 'refused' : res.reason.includes('exceeds') ? 'malformed' : 'unreachable';
-    return { result: { outcome, http_status: null, latency_ms: outcome === 'malformed' ? latency : null, detail: res.reason.slice(0, 300) }, payees: null };
+  if (!res.ok && res.status === undefined) {
+    const outcome: ProbeOutcome = res.reason.startsWith('no answer within') ? 'timeout' : !res.sent ? 'refused' : 'unreachable';
+    return { result: { outcome, http_status: null, latency_ms: null, detail: res.reason.slice(0, 300) }, payees: null };
   }
+  // Both answers left said a status: a whole one, or one cut at the cap.
+  const status = res.status as number;
   const answered = (outcome: ProbeOutcome, detail: string, payees: LanePayees[] | null = null, version?: 1 | 2): LanesProbed => ({
-    result: { outcome, http_status: res.status, latency_ms: latency, detail: detail.slice(0, 300), ...(version !== undefined && { x402_version: version }) },
+    result: { outcome, http_status: status, latency_ms: latency, detail: detail.slice(0, 300), ...(version !== undefined && { x402_version: version }) },
     payees,
   });
-  if (res.status >= 500) return answered('server_error', `the endpoint answered ${res.status}`);
-  if (res.status >= 200 && res.status < 300) return answered('no_payment_required', `the endpoint answered ${res.status} to an unpaid request`);
-  if (res.status !== 402) return answered('http_error', `the endpoint answered ${res.status}, not 402`);
+  // An answer cut at the size cap is judged by its status like any other: only a 402 needs its body.
+  if (status >= 500) return answered('server_error', `the endpoint answered ${status}`);
+  if (status >= 200 && status < 300) return answered('no_payment_required', `the endpoint answered ${status} to an unpaid request`);
+  if (status !== 402) return answered('http_error', `the endpoint answered ${status}, not 402`);
+  if (!res.ok) return answered('malformed', res.reason);
   const read = offersOf(res.headers['payment-required'], res.body);
   if (typeof read === 'string') return answered('malformed', read);
   const { offers, version } = read;
