@@ -5,7 +5,7 @@
  * become `{"error":{"code","message"}}` on stdout with `--json` (text on stderr without) and
  * a non-zero exit: 2 for usage errors, 1 for everything else. A command whose result is
  * printed and still failed (`market execute` with a seller error) prints it, then its error
- * on stderr.
+ * on stderr (`{"error":…}` with `--json`).
  */
 import { TerminalError } from '../errors.ts';
 import { AddressError, TxError } from '../../machines/chain/index.ts';
@@ -69,7 +69,9 @@ export async function runCommand(run: CommandRun, argv: string[]): Promise<numbe
     const result = await run(argv);
     if (result) process.stdout.write(json ? `${toJson(result.data)}\n` : `${quiet && result.quiet !== undefined ? result.quiet : result.text}\n`);
     if (!result?.failed) return 0;
-    process.stderr.write(`error (${result.failed.code}): ${result.failed.message}\n`);
+    // stdout holds the result; the failure goes to stderr, as JSON under --json like every error.
+    const { code, message } = result.failed;
+    process.stderr.write(json ? `${toJson({ error: { code, message } })}\n` : `error (${code}): ${message}\n`);
     return result.failed.exitCode;
   } catch (e) {
     const err = toCliError(e);

@@ -115,6 +115,8 @@ describe('anmpay market execute', () => {
     const json = await runCli(['market', 'execute', 'broken', '--key', key, '--json'], env());
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 500, purchase_status: 'SELLER_FAILED', body: '{"error":"oracle down"}' });
+    // --json: "errors as {"error":{"code","message"}}" (anmpay --help), here on stderr, stdout holding the answer.
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'seller_failed', message: 'the seller answered 500; purchase SELLER_FAILED, no fee taken' } });
     expect(paidCalls['/broken']).toBe(3);
     expect(await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(fee0);
   });
