@@ -8,7 +8,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ListingRecord } from '../../machines/listing/view.ts';
-import { assetId, DEFAULT_TIMEOUT_S, fromV1Network, laneExtra, legRequirement, v1NetworkName } from '../../runtime/market/requirements.ts';
+import { samePayee } from '../../machines/listing/rules.ts';
+import { fromV1Network, sellerRequirement, v1NetworkName } from '../../runtime/market/requirements.ts';
 import type { UsdcToken } from '../../runtime/market/lanes/usdc-ledger.ts';
 import { sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
@@ -41,8 +42,9 @@ const searchQuery = z.object({
 /**
  * One listing as an x402 Bazaar discovery item: the seller's own plain requirements, in the
  * lane's token, in the x402 version the seller speaks (its last well-formed 402; v2 before one
- * was read), so a Bazaar client pays it with the header it accepts (ADR 0080). `lastUpdated`:
- * the seller's last registration, update or takeover.
+ * was read), so a Bazaar client pays it with the header it accepts (ADR 0080), with payTo,
+ * token, maxTimeoutSeconds and `extra` as its 402 spells them once probed (ADR 0091).
+ * `lastUpdated`: the seller's last registration, update or takeover.
  */
 export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
   const common = {
@@ -58,7 +60,7 @@ export function bazaarItem(r: ListingRecord, base: string, token: UsdcToken) {
   };
   const v1 = r.x402_version === 1 ? v1Accepts(r, token) : [];
   if (v1.length > 0) return { ...common, x402Version: 1, accepts: v1 };
-  return { ...common, x402Version: 2, accepts: r.accepted_assets.map((a) => legRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic), DEFAULT_TIMEOUT_S, token)) };
+  return { ...common, x402Version: 2, accepts: r.accepted_assets.map((a) => sellerRequirement(a.asset, a.pay_to, BigInt(a.seller_price_atomic), a.seller_offer ?? undefined, token)) };
 }
 
 /**
@@ -71,18 +73,21 @@ function v1Accepts(r: ListingRecord, token: UsdcToken) {
   if (network === undefined) return [];
   return r.accepted_assets
     .filter((a) => a.asset === 'USDC')
-    .map((a) => ({
-      scheme: 'exact',
-      network,
-      maxAmountRequired: a.seller_price_atomic,
-      resource: r.endpoint,
-      description: r.description || r.name,
-      mimeType: 'application/json',
-      payTo: a.pay_to,
-      maxTimeoutSeconds: DEFAULT_TIMEOUT_S,
-      asset: assetId('USDC', token),
-      extra: laneExtra('USDC', token),
-    }));
+    .map((a) => {
+      const own = sellerRequirement('USDC', a.pay_to, BigInt(a.seller_price_atomic), a.seller_offer ?? undefined, token);
+      return {
+        scheme: 'exact',
+        network,
+        maxAmountRequired: a.seller_price_atomic,
+        resource: r.endpoint,
+        description: r.description || r.name,
+        mimeType: 'application/json',
+        payTo: own.payTo,
+        maxTimeoutSeconds: own.maxTimeoutSeconds,
+        asset: own.asset,
+        extra: own.extra,
+      };
+    });
 }
 
 type Filters = { type?: string | undefined; network?: string | undefined; scheme?: string | undefined; payTo?: string | undefined };
@@ -94,9 +99,10 @@ function items(records: readonly ListingRecord[], q: Filters, base: string, toke
     .map((r) => bazaarItem(r, base, token))
     .filter((i) => {
       const accepts: ReadonlyArray<{ network: string; scheme: string; payTo: string }> = i.accepts;
-      // A v1 item names its network `base`: a filter by either name finds v1 and v2 items alike.
+      // A v1 item names its network `base`: a filter by either name finds v1 and v2 items alike;
+      // an EVM payTo is found however the seller or the filter spells it (ADR 0091).
       const network = (n: string) => fromV1Network(n) === fromV1Network(q.network);
-      return (!q.network || accepts.some((a) => network(a.network))) && (!q.scheme || accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || accepts.some((a) => a.payTo === q.payTo));
+      return (!q.network || accepts.some((a) => network(a.network))) && (!q.scheme || accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || accepts.some((a) => samePayee(a.payTo, q.payTo!)));
     });
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { laneOffer } from '../money/seller-offer.ts';
 
 /**
  * Events of the listing actor (DESIGN §5 "Listings"). The runtime checks the seller's
@@ -63,6 +64,12 @@ export const listingProbed = z.object({
   latency_ms: z.number().int().nonnegative().nullable(),
   detail: z.string().max(300),
   x402_version: probedVersion,
+  /**
+   * Per lane the listing sells, the seller's offer that matched it, as its 402 spells it
+   * (ADR 0091): what the seller leg must repeat for a stock seller to take it. Absent when no
+   * lane matched, and in probes from before it.
+   */
+  seller_offers: z.array(laneOffer).max(2).optional(),
   /** The scanner's interval plus its jitter: when the next round is due after this one. */
   next_probe_in_ms: z.number().int().positive(),
   /**

@@ -33,7 +33,7 @@ const listing = setup({
     }),
     record: assign(({ context, event }) => {
       assertEvent(event, 'listing.probed');
-      return { scan: recordProbe(scanOf(context), rules.probeEntry(event), event.next_probe_in_ms, event.x402_version) };
+      return { scan: recordProbe(scanOf(context), rules.probeEntry(event), event.next_probe_in_ms, event.x402_version, event.seller_offers) };
     }),
     takeOver: assign(({ context, event }) => {
       assertEvent(event, 'listing.take_over');

@@ -3,6 +3,7 @@
  * probe and routed execution adds, and the score, label and status derived from it. Pure:
  * time arrives in the events, so the 30-day window is counted in the probes' own days.
  */
+import type { LaneOffer } from '../money/seller-offer.ts';
 import type { ProbeOutcome } from './events.ts';
 
 /** One probe as the listing record shows it in `recent_scans`. */
@@ -39,6 +40,12 @@ export interface ScanState {
    * to this seller goes in (ADR 0080). Absent until one was read (and in older snapshots).
    */
   x402_version?: 1 | 2;
+  /**
+   * Per lane, the seller's own offer its newest matching 402 made (ADR 0091): payTo, token,
+   * maxTimeoutSeconds and `extra` as the seller spells them. Absent until one was read (and in
+   * older snapshots).
+   */
+  offers?: LaneOffer[];
 }
 
 export const RECENT_SCANS = 20;
@@ -67,8 +74,12 @@ export function isUp(o: ProbeOutcome): boolean {
   return o !== 'timeout' && o !== 'unreachable' && o !== 'server_error' && o !== 'refused';
 }
 
-/** The scan state after one probe; `version`: the x402 version of the 402 it read, if it read one. */
-export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number, version?: 1 | 2): ScanState {
+/**
+ * The scan state after one probe; `version`: the x402 version of the 402 it read, if it read
+ * one; `offers`: the seller's offers that matched the listing's lanes, each replacing the one
+ * kept for its lane (a lane not matched this time keeps its last).
+ */
+export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number, version?: 1 | 2, offers?: readonly LaneOffer[]): ScanState {
   const day = Math.floor(p.at / DAY_MS);
   const up = isUp(p.outcome) ? 1 : 0;
   const ok = p.outcome === 'ok' ? 1 : 0;
@@ -84,7 +95,13 @@ export function recordProbe(s: ScanState, p: ScanEntry, intervalMs: number, vers
     paid: s.paid,
     interval_ms: intervalMs,
     ...((version ?? s.x402_version) !== undefined && { x402_version: version ?? s.x402_version }),
+    ...keptOffers(s.offers, offers),
   };
+}
+
+function keptOffers(kept: readonly LaneOffer[] | undefined, read: readonly LaneOffer[] | undefined): { offers?: LaneOffer[] } {
+  if (!read?.length) return kept ? { offers: [...kept] } : {};
+  return { offers: [...read, ...(kept ?? []).filter((k) => !read.some((r) => r.asset === k.asset))] };
 }
 
 /**

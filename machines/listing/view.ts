@@ -1,6 +1,8 @@
 import { DEFAULT_LANE_NETWORKS, MARKET_FEE_BPS, MARKET_LANES, formatAtomic, priceSplit, type LaneNetworks, type MarketAsset } from '../money/market.ts';
+import type { LaneOffer, SellerOffer } from '../money/seller-offer.ts';
 import { scanOf, type ListingContext } from './context.ts';
 import type { ListingAssetEntry } from './events.ts';
+import { samePayee } from './rules.ts';
 import { scoreOf, type ScanEntry } from './score.ts';
 
 export type ListingStatus = 'unverified' | 'verified' | 'degraded' | 'offline';
@@ -25,9 +27,23 @@ export function pricingOf(a: ListingAssetEntry, networks: LaneNetworks = DEFAULT
 
 export type Pricing = ReturnType<typeof pricingOf>;
 
-/** An accepted asset: its pricing, the split scheme that pays it, and the seller's payee. */
-export function acceptedAsset(a: ListingAssetEntry, networks: LaneNetworks = DEFAULT_LANE_NETWORKS) {
-  return { ...pricingOf(a, networks), scheme: MARKET_LANES[a.asset].scheme, pay_to: a.pay_to };
+/**
+ * An accepted asset: its pricing, the split scheme that pays it, the seller's payee, and the
+ * seller's own offer on its lane as the scanner last read it (ADR 0091; null before one was).
+ */
+export function acceptedAsset(a: ListingAssetEntry, networks: LaneNetworks = DEFAULT_LANE_NETWORKS, offers: readonly LaneOffer[] = []) {
+  return { ...pricingOf(a, networks), scheme: MARKET_LANES[a.asset].scheme, pay_to: a.pay_to, seller_offer: offerFor(a, offers) };
+}
+
+/**
+ * The offer read on `a`'s lane, if it paid the listing's current payee: one read before an
+ * update or takeover that changed it says nothing about the new one.
+ */
+function offerFor(a: ListingAssetEntry, offers: readonly LaneOffer[]): SellerOffer | null {
+  const o = offers.find((x) => x.asset === a.asset && samePayee(x.pay_to, a.pay_to));
+  if (!o) return null;
+  const { asset: _lane, ...offer } = o;
+  return offer;
 }
 
 /** One `recent_scans` entry: time in Unix seconds like `created_at`, the HTTP status, latency and outcome. */
@@ -52,7 +68,7 @@ export function listingRecord(ctx: ListingContext, status: ListingStatus, networ
     endpoint: ctx.endpoint,
     method: ctx.method,
     pricing: pricingOf(primary, networks),
-    accepted_assets: ctx.assets.map((a) => acceptedAsset(a, networks)),
+    accepted_assets: ctx.assets.map((a) => acceptedAsset(a, networks, scan.offers)),
     status,
     x402_score: score.x402_score,
     score_label: score.score_label as string,

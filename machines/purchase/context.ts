@@ -1,3 +1,4 @@
+import type { SellerOffer } from '../money/seller-offer.ts';
 import type { ChainLegs } from './chain-legs.ts';
 import type { PurchaseQuoteEvent, VerifiedLeg } from './events.ts';
 
@@ -25,6 +26,8 @@ export interface PurchaseContext {
   chain?: ChainLegs | null;
   /** The seller's x402 version as quoted (ADR 0080); absent: 2. */
   seller_x402_version?: 1 | 2;
+  /** The seller's own offer as quoted (ADR 0091); absent: not known when quoted. */
+  seller_offer?: SellerOffer;
   /** Routed execution: the fee leg and the seller's answer (null until one is recorded). */
   execution?: Execution | null;
 }
@@ -53,5 +56,6 @@ export function initialPurchaseContext(e: PurchaseQuoteEvent): PurchaseContext {
     failure: null,
     ...(e.required_confirmations !== undefined && { required_confirmations: e.required_confirmations, chain: null }),
     ...(e.seller_x402_version !== undefined && { seller_x402_version: e.seller_x402_version }),
+    ...(e.seller_offer !== undefined && { seller_offer: e.seller_offer }),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sellerOffer } from '../money/seller-offer.ts';
 import { purchaseChainEvents } from './chain-events.ts';
 
 /**
@@ -41,6 +42,12 @@ export const purchaseQuote = z.object({
   required_confirmations: z.number().int().positive().optional(),
   /** The seller's x402 version when quoted (the listing's last probe; absent: 2): which header `seller_payment` names (ADR 0080). */
   seller_x402_version: z.union([z.literal(1), z.literal(2)]).optional(),
+  /**
+   * The seller's own offer when quoted (the listing's last matching probe, ADR 0091): the seller
+   * leg's requirements in `seller_payment` and the bound on its window. Absent: never probed
+   * (the listing's payTo, the lane's defaults, no bound).
+   */
+  seller_offer: sellerOffer.optional(),
 });
 export const purchaseVerify = z.object({ type: z.literal('purchase.verify'), ...base, legs: z.object({ seller: leg, fee: leg }) });
 /**

@@ -17,6 +17,7 @@ import { legReference, type CheckedTransfer } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { decodeLeg } from './leg-codec.ts';
 import { DEFAULT_TIMEOUT_S } from './requirements.ts';
+import { sellerWindowProblem } from './seller-window.ts';
 
 type LegName = 'seller' | 'fee';
 
@@ -37,6 +38,8 @@ async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw:
   // The balance is checked once for both legs (verifyAnmLegs).
   const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined, spend: null });
   if (!c.ok) return refuse(leg, c.reason, c.message);
+  const tooLong = leg === 'seller' && c.transfer.validBefore !== null ? sellerWindowProblem(ctx.seller_offer, c.transfer.validBefore, lane.nowS()) : null;
+  if (tooLong) return refuse(leg, 'invalid_exact_anm_valid_before', tooLong);
   return { ...c.transfer, known: c.known === true };
 }
 
@@ -70,8 +73,8 @@ export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { 
   if (unpaid.length > 0 && (await lane.rpc.getBalance(seller.payer)) < spend) {
     refuse(unpaid[0] === seller ? 'seller' : 'fee', 'invalid_exact_anm_insufficient_balance', 'the payer balance is below the legs not yet submitted and their chain fees');
   }
-  // An ANM transfer has no expiry of its own: the window is the payload's bound or the quote's timeout.
-  const window = seller.validBefore ?? lane.nowS() + DEFAULT_TIMEOUT_S;
+  // An ANM transfer has no expiry of its own: the window is the payload's bound or the seller's timeout as quoted.
+  const window = seller.validBefore ?? lane.nowS() + (ctx.seller_offer?.max_timeout_seconds ?? DEFAULT_TIMEOUT_S);
   return { seller: asLeg(seller, ctx, 'seller', window), fee: asLeg(fee, ctx, 'fee', Math.max(window, fee.validBefore ?? window)) };
 }
 

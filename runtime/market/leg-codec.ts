@@ -7,7 +7,8 @@ import { USDC_TOKEN, type MarketAsset } from '../../machines/money/market.ts';
 import { strictBase64 } from '../strict-base64.ts';
 import { parseStrictJsonBytes } from '../strict-json.ts';
 import type { UsdcToken } from './lanes/usdc-ledger.ts';
-import { DEFAULT_TIMEOUT_S, fromV1Network, legRequirement, v1NetworkName } from './requirements.ts';
+import type { SellerOffer } from '../../machines/money/seller-offer.ts';
+import { fromV1Network, sellerRequirement, v1NetworkName } from './requirements.ts';
 
 export interface DecodedLeg {
   x402Version: number;
@@ -56,9 +57,11 @@ export interface ReadyHeader {
  * JSON.stringify gives for the whole document (leg-codec.test.ts holds them equal).
  * `header`/`value` are the one for `sellerVersion` (DESIGN §5 "Purchase": "the header name for
  * the seller's x402 version"), v2 when there is no v1 one; `v1` and `v2` keep both (ADR 0080).
+ * The v2 `accepted` is the seller's own offer as quoted (`seller.offer`, ADR 0091), which a
+ * stock seller matches field for field.
  */
-export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined }, token: UsdcToken = USDC_TOKEN, sellerVersion: 1 | 2 = 2) {
-  const accepted = legRequirement(asset, seller.payTo, BigInt(seller.amount), DEFAULT_TIMEOUT_S, token);
+export function paymentHeaders(asset: MarketAsset, payload: Record<string, unknown>, seller: { payTo: string; amount: string; reference?: string | undefined; offer?: SellerOffer | undefined }, token: UsdcToken = USDC_TOKEN, sellerVersion: 1 | 2 = 2) {
+  const accepted = sellerRequirement(asset, seller.payTo, BigInt(seller.amount), seller.offer, token);
   const network = v1NetworkName(token);
   if (seller.reference !== undefined) accepted.extra = { ...accepted.extra, reference: seller.reference };
   const signed = JSON.stringify(payload);

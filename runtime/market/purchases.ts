@@ -106,6 +106,8 @@ export class Purchases {
       ...(q.asset === 'ANM' && { required_confirmations: this.deps.anmConfirmations ?? ANM_SETTLEMENT_DEPTH }),
       // A seller not yet seen answering a 402 is taken for v2 (ADR 0080).
       seller_x402_version: best.x402_version ?? 2,
+      // The seller leg is made and checked on the seller's terms as quoted, not as probed later (ADR 0091).
+      ...(terms.seller_offer && { seller_offer: terms.seller_offer }),
     } satisfies PurchaseEvent;
     await this.deps.host.apply({ kind: PURCHASE_KIND, id: intentId }, event);
     return { terms, intentId, expiresAt: event.expires_at };
@@ -214,7 +216,7 @@ export class Purchases {
     return {
       ...purchaseResource(ctx, status),
       seller_payment: seller
-        ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined }, this.deps.usdc.token, ctx.seller_x402_version ?? 2)
+        ? paymentHeaders(ctx.asset, seller.payload, { payTo: ctx.seller.pay_to, amount: ctx.seller.amount, reference: ctx.asset === 'ANM' ? legReference(ctx.intent_id, 'seller') : undefined, offer: ctx.seller_offer }, this.deps.usdc.token, ctx.seller_x402_version ?? 2)
         : null,
     };
   }

@@ -10,6 +10,7 @@ import { priceSplitView } from '../../machines/purchase/view.ts';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import { legReference } from './lanes/anm-leg.ts';
 import type { UsdcToken } from './lanes/usdc-ledger.ts';
+import type { SellerOffer } from '../../machines/money/seller-offer.ts';
 import { assetId, DEFAULT_TIMEOUT_S, laneExtra, laneNetwork, type PaymentRequirements } from './requirements.ts';
 
 /** What a quote of one listing version in one asset says, whatever its intent id. */
@@ -24,10 +25,14 @@ export interface QuoteTerms {
   fee: { pay_to: string; amount: string };
   total: string;
   fee_bps: number;
+  /** The seller's own offer as last probed (ADR 0091): the seller leg's terms; undefined before any probe. */
+  seller_offer: SellerOffer | undefined;
+  /** The legs' window: the seller's maxTimeoutSeconds when known, else the lane's default. */
+  timeout_s: number;
 }
 
 /** The terms of `record` in `asset`, whose accepted entry is `accepted`. */
-export function quoteTerms(record: QuoteTerms['record'], accepted: { pay_to: string; seller_price_atomic: string }, asset: MarketAsset, token: UsdcToken, feeAddress: string): QuoteTerms {
+export function quoteTerms(record: QuoteTerms['record'], accepted: { pay_to: string; seller_price_atomic: string; seller_offer?: SellerOffer | null }, asset: MarketAsset, token: UsdcToken, feeAddress: string): QuoteTerms {
   const split = priceSplit(asset, BigInt(accepted.seller_price_atomic));
   assertGross(split.total, split.seller, split.fee);
   return {
@@ -41,6 +46,8 @@ export function quoteTerms(record: QuoteTerms['record'], accepted: { pay_to: str
     fee: { pay_to: feeAddress, amount: split.fee.toString() },
     total: split.total.toString(),
     fee_bps: MARKET_FEE_BPS,
+    seller_offer: accepted.seller_offer ?? undefined,
+    timeout_s: accepted.seller_offer?.max_timeout_seconds ?? DEFAULT_TIMEOUT_S,
   };
 }
 
@@ -63,7 +70,8 @@ export function quoteAnswer(t: QuoteTerms, intentId: string, expiresAtMs: number
           asset: t.assetId,
           amount: t.total,
           payTo: t.seller.pay_to,
-          maxTimeoutSeconds: DEFAULT_TIMEOUT_S,
+          // The buyer's client signs both legs for this long: no longer than the seller takes a payment for.
+          maxTimeoutSeconds: t.timeout_s,
           extra: { ...t.extra, intent_id: intentId, legs: { seller: { payTo: t.seller.pay_to, amount: t.seller.amount, ...ref('seller') }, fee: { payTo: t.fee.pay_to, amount: t.fee.amount, ...ref('fee') } } },
         } satisfies PaymentRequirements,
       ],

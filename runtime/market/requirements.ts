@@ -3,6 +3,7 @@
  * types: scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra).
  */
 import { MARKET_LANES, USDC_TOKEN, evmNetwork, type MarketAsset } from '../../machines/money/market.ts';
+import type { SellerOffer } from '../../machines/money/seller-offer.ts';
 import type { UsdcToken } from './lanes/usdc-ledger.ts';
 
 export interface PaymentRequirements {
@@ -57,4 +58,15 @@ export function legRequirement(asset: MarketAsset, payTo: string, amount: bigint
     maxTimeoutSeconds: timeoutS,
     extra: laneExtra(asset, token),
   };
+}
+
+/**
+ * The seller leg as the seller's own requirements (ADR 0091): `offer`, the seller's 402 as
+ * the scanner read it, gives payTo and the token as the seller spells them, its
+ * maxTimeoutSeconds and its `extra`, which a stock seller compares the payment's `accepted`
+ * against; without one (never probed), the listing's payTo and the lane's defaults.
+ */
+export function sellerRequirement(asset: MarketAsset, payTo: string, amount: bigint, offer: SellerOffer | undefined, token: UsdcToken = USDC_TOKEN): PaymentRequirements {
+  const r = legRequirement(asset, offer?.pay_to ?? payTo, amount, offer?.max_timeout_seconds ?? DEFAULT_TIMEOUT_S, token);
+  return offer ? { ...r, asset: offer.asset_id, extra: offer.extra ?? r.extra } : r;
 }

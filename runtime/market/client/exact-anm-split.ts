@@ -36,14 +36,15 @@ export class ExactAnmSplitScheme {
 
   async createPaymentPayload(x402Version: number, r: AnmRequirements): Promise<{ x402Version: number; payload: Record<string, unknown> }> {
     const { seller, fee, intent } = legsOf(r.extra);
-    const timeoutS = Math.max(60, r.maxTimeoutSeconds);
-    const validBefore = String(Math.floor(this.clock() / 1000) + timeoutS);
+    // The seller leg's bound is the seller's own timeout (ADR 0091); the fee's at least a minute and never before the seller's.
+    const nowS = Math.floor(this.clock() / 1000);
+    const timeoutS = { seller: r.maxTimeoutSeconds, fee: Math.max(60, r.maxTimeoutSeconds) };
     const nonce = await this.wallet.nextNonce();
     const leg = (name: 'seller' | 'fee', l: Leg, n: bigint) => {
       const reference = l.reference ?? legReference(intent, name);
       const { hex } = signTransfer(this.wallet, { to: l.payTo, amount: BigInt(l.amount), reference, nonce: n });
-      const accepted = legRequirement('ANM', l.payTo, BigInt(l.amount), timeoutS);
-      return { x402Version: 2, accepted: { ...accepted, extra: { ...accepted.extra, reference } }, payload: { transaction: hex, validBefore } };
+      const accepted = legRequirement('ANM', l.payTo, BigInt(l.amount), timeoutS[name]);
+      return { x402Version: 2, accepted: { ...accepted, extra: { ...accepted.extra, reference } }, payload: { transaction: hex, validBefore: String(nowS + timeoutS[name]) } };
     };
     return { x402Version, payload: { intent_id: intent, legs: { seller: leg('seller', seller, nonce), fee: leg('fee', fee, nonce + 1n) } } };
   }

@@ -80,11 +80,12 @@ export class ExactSplitEvmScheme {
   async createPaymentPayload(x402Version: number, requirements: SplitRequirements): Promise<{ x402Version: number; payload: Record<string, unknown> }> {
     const { seller, fee, intent } = legsOf(requirements.extra);
     const token = tokenOf(requirements);
-    // Both legs share one window; the fee leg must not expire before the seller's.
-    const timeoutS = Math.max(60, requirements.maxTimeoutSeconds);
+    // The seller leg lives as long as the seller takes a payment for (the marketplace refuses a longer one, ADR 0091);
+    // the fee leg at least a minute and never less than the seller's, since it settles after it.
+    const timeoutS = requirements.maxTimeoutSeconds;
     return {
       x402Version,
-      payload: { intent_id: intent, legs: { seller: await this.leg(token, intent, 'seller', seller, timeoutS), fee: await this.leg(token, intent, 'fee', fee, timeoutS) } },
+      payload: { intent_id: intent, legs: { seller: await this.leg(token, intent, 'seller', seller, timeoutS), fee: await this.leg(token, intent, 'fee', fee, Math.max(60, timeoutS)) } },
     };
   }
 }

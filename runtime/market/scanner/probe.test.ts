@@ -49,6 +49,13 @@ describe('probe', () => {
     expect(await probe({ endpoint: `${base}/other`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'pay_to_mismatch', http_status: 402 });
   });
 
+  it('keeps the matching offer as the seller spells it: payTo, token, maxTimeoutSeconds, extra (ADR 0091); none for another payee', async () => {
+    expect((await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, dev)).seller_offers).toEqual([
+      { asset: 'USDC', pay_to: `0x${PAY_TO.slice(2).toUpperCase()}`, asset_id: USDC_TOKEN.address, max_timeout_seconds: 60, extra: {} },
+    ]);
+    expect((await probe({ endpoint: `${base}/other`, method: 'GET', assets }, dev)).seller_offers).toBeUndefined();
+  });
+
   it('refuses a loopback seller without the development switch, before any request', async () => {
     const r = await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, { allowPrivate: false });
     expect(r).toMatchObject({ outcome: 'refused', http_status: null, latency_ms: null });

@@ -11,6 +11,7 @@ import { parsePaymentRequired } from '@x402/core/schemas';
 import type { ListingAssetEntry, ProbeOutcome } from '../../../machines/listing/events.ts';
 import { samePayee } from '../../../machines/listing/rules.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
+import { sellerOffer, type LaneOffer } from '../../../machines/money/seller-offer.ts';
 import { forward, targetProblem, type ForwardOptions } from '../forward.ts';
 import { assetId } from '../requirements.ts';
 
@@ -31,6 +32,8 @@ export interface ProbeResult {
   detail: string;
   /** The x402 version of the 402 read, when the endpoint answered a well-formed one (ADR 0080). */
   x402_version?: 1 | 2;
+  /** Per listed lane, the seller's offer that matched it, as the seller spells it (ADR 0091); absent when none did. */
+  seller_offers?: LaneOffer[];
 }
 
 /** x402 v1 names networks by name; v2 by CAIP-2 id. */
@@ -43,6 +46,8 @@ interface Offer {
   asset: string;
   payTo: string;
   amount: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown> | undefined;
 }
 
 /** A probe's result and, when the endpoint answered a well-formed 402, the payees it named on each listed lane. */
@@ -88,8 +93,8 @@ export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset
   }
   // Both answers left said a status: a whole one, or one cut at the cap.
   const status = res.status as number;
-  const answered = (outcome: ProbeOutcome, detail: string, payees: LanePayees[] | null = null, version?: 1 | 2): LanesProbed => ({
-    result: { outcome, http_status: status, latency_ms: latency, detail: detail.slice(0, 300), ...(version !== undefined && { x402_version: version }) },
+  const answered = (outcome: ProbeOutcome, detail: string, payees: LanePayees[] | null = null, version?: 1 | 2, offers: LaneOffer[] = []): LanesProbed => ({
+    result: { outcome, http_status: status, latency_ms: latency, detail: detail.slice(0, 300), ...(version !== undefined && { x402_version: version }), ...(offers.length > 0 && { seller_offers: offers }) },
     payees,
   });
   // An answer cut at the size cap is judged by its status like any other: only a 402 needs its body.
@@ -103,14 +108,22 @@ export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset
   const tokenOf = (a: ListingAssetEntry) => (a.asset === 'USDC' ? usdcAsset : assetId(a.asset));
   const payees = t.assets.map((a) => ({ asset: a.asset, pay_to: [...new Set(offers.filter((o) => sameLane(o, a, tokenOf(a))).map((o) => o.payTo))] }));
   const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, tokenOf(a)))).map((a) => a.asset);
+  const matched = t.assets.flatMap((a) => laneOfferOf(a, offers.find((o) => matches(o, a, tokenOf(a)))));
   // The endpoint's own 402 pays someone else on a lane the listing sells: whoever listed it may not control it (ADR 0071).
   for (const a of t.assets.filter((x) => missing.includes(x.asset))) {
     const lane = payees.find((p) => p.asset === a.asset)?.pay_to ?? [];
     const payee = lane.some((p) => samePayee(p, a.pay_to)) ? undefined : lane[0];
-    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`, payees, version);
+    if (payee !== undefined) return answered('pay_to_mismatch', `the endpoint's 402 pays ${a.asset} to ${payee}, not to the listing's payTo ${a.pay_to}`, payees, version, matched);
   }
-  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`, payees, version);
-  return answered('ok', '', payees, version);
+  if (missing.length > 0) return answered('mismatch', `no payment requirement matches the listing's ${missing.join(' and ')} price, asset and payTo`, payees, version, matched);
+  return answered('ok', '', payees, version, matched);
+}
+
+/** The matching offer's terms as the seller spells them; none when they cannot be kept (an `extra` of more than a few KiB). */
+function laneOfferOf(a: ListingAssetEntry, o: Offer | undefined): LaneOffer[] {
+  if (!o) return [];
+  const offer = sellerOffer.safeParse({ pay_to: o.payTo, asset_id: o.asset, max_timeout_seconds: o.maxTimeoutSeconds, ...(o.extra !== undefined && { extra: o.extra }) });
+  return offer.success ? [{ asset: a.asset, ...offer.data }] : [];
 }
 
 /** The 402's x402 version and offers, or why it is not a well-formed x402 answer. */
@@ -137,9 +150,13 @@ function offersOf(header: string | undefined, body: Buffer): { version: 1 | 2; o
     asset: a.asset,
     payTo: a.payTo,
     amount: 'amount' in a ? a.amount : a.maxAmountRequired,
+    maxTimeoutSeconds: a.maxTimeoutSeconds,
+    extra: isRecord(a.extra) ? a.extra : undefined,
   }));
   return { version: parsed.data.x402Version === 1 ? 1 : 2, offers };
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The offer is on the listing asset's lane: its scheme, network and token. */
 function sameLane(o: Offer, a: ListingAssetEntry, asset: string): boolean {
