@@ -17,7 +17,6 @@ import { legReference, type CheckedTransfer } from './lanes/anm-leg.ts';
 import type { AnmLane, AnmSettle } from './lanes/anm-lane.ts';
 import { decodeLeg } from './leg-codec.ts';
 import { DEFAULT_TIMEOUT_S } from './requirements.ts';
-import { sellerWindowProblem } from './seller-window.ts';
 
 type LegName = 'seller' | 'fee';
 
@@ -38,8 +37,6 @@ async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw:
   // The balance is checked once for both legs (verifyAnmLegs).
   const c = await lane.verify(decoded.accepted, decoded.payload, expected, { allowSubmitted: ctx.legs?.[leg].tx_hash !== undefined, spend: null });
   if (!c.ok) return refuse(leg, c.reason, c.message);
-  const tooLong = leg === 'seller' && c.transfer.validBefore !== null ? sellerWindowProblem(ctx.seller_offer, c.transfer.validBefore, lane.nowS()) : null;
-  if (tooLong) return refuse(leg, 'invalid_exact_anm_valid_before', tooLong);
   return { ...c.transfer, known: c.known === true };
 }
 

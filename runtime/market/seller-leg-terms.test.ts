@@ -1,6 +1,6 @@
 /**
  * The seller leg on the seller's own terms (ADR 0091): its requirements, the header that
- * carries them, and the window a seller leg may have. `@x402/core`'s
+ * carries them. `@x402/core`'s
  * `paymentRequirementsMatchAccepted` is the stock seller's own check, run here on what the
  * marketplace writes.
  */
@@ -10,7 +10,6 @@ import { USDC_TOKEN } from '../../machines/money/market.ts';
 import type { SellerOffer } from '../../machines/money/seller-offer.ts';
 import { decodeLeg, paymentHeaders } from './leg-codec.ts';
 import { DEFAULT_TIMEOUT_S, legRequirement, sellerRequirement } from './requirements.ts';
-import { sellerWindowProblem, WINDOW_SKEW_S } from './seller-window.ts';
 
 const PAY_TO = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
 const offer: SellerOffer = { pay_to: PAY_TO, asset_id: USDC_TOKEN.address.toLowerCase(), max_timeout_seconds: 60, extra: { name: 'USD Coin', version: '2', feePayer: 'x' } };
@@ -46,17 +45,5 @@ describe('sellerRequirement: the seller leg\'s requirements (DESIGN §5: "a vali
     expect(sellerTakes(decodeLeg(h.value)?.accepted)).toBe(true);
     const anm = paymentHeaders('ANM', payload, { payTo: 'anm1x', amount: '10', reference: 'mp1:pi_x:seller', offer: { pay_to: 'anm1x', asset_id: 'ANM', max_timeout_seconds: 90, extra: { memo: 'm' } } });
     expect(decodeLeg(anm.value)?.accepted).toMatchObject({ maxTimeoutSeconds: 90, extra: { memo: 'm', reference: 'mp1:pi_x:seller' } });
-  });
-});
-
-describe('sellerWindowProblem: a seller leg no longer-lived than the seller takes a payment for', () => {
-  const now = 1_900_000_000;
-  it('passes up to now + maxTimeoutSeconds (and the clock skew allowed), refuses beyond', () => {
-    expect(sellerWindowProblem(offer, now + 60, now)).toBeNull();
-    expect(sellerWindowProblem(offer, now + 60 + WINDOW_SKEW_S, now)).toBeNull();
-    expect(sellerWindowProblem(offer, now + 61 + WINDOW_SKEW_S, now)).toMatch(/maxTimeoutSeconds \(60 s\)/);
-  });
-  it('has no bound for a quote made before any probe', () => {
-    expect(sellerWindowProblem(undefined, now + 100_000, now)).toBeNull();
   });
 });

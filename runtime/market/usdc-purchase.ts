@@ -12,7 +12,6 @@ import { stateKey, type KnownStates, type UsdcLane } from './lanes/usdc-lane.ts'
 import type { AuthorizationState, StatesRead } from './lanes/usdc-ledger.ts';
 import type { CreateCompanion } from '../engine/actor-types.ts';
 import { decodeLeg, type DecodedLeg } from './leg-codec.ts';
-import { sellerWindowProblem } from './seller-window.ts';
 
 type LegName = 'seller' | 'fee';
 
@@ -36,16 +35,14 @@ async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw
   const amount = BigInt(ctx[leg].amount);
   const c = await lane.checkSigned(decoded.accepted, decoded.payload, { payTo: ctx[leg].pay_to, amount });
   if (!c.ok) return refuse(leg, c.reason, c.message);
-  const tooLong = leg === 'seller' ? sellerWindowProblem(ctx.seller_offer, Number(c.payload.authorization.validBefore), lane.nowS()) : null;
-  if (tooLong) return refuse(leg, 'invalid_exact_evm_payload_authorization_valid_before', tooLong);
   // A purchase retried with the same legs after its seller leg settled is still answered.
   return { name: leg, payer: c.payer, payload: c.payload, amount, allowUsedNonce: ctx.legs?.[leg].nonce !== undefined };
 }
 
 /**
  * A routed execution's seller leg, the payment it forwards verbatim, against the quote's seller
- * leg as a purchase checks it: requirements, amount and payTo exact, time window (not past the
- * seller's own maxTimeoutSeconds, ADR 0091), signature (ADR 0087). The ledger is the seller's facilitator's to ask: a nonce used or a balance short
+ * leg as a purchase checks it: requirements, amount and payTo exact, time window, signature
+ * (ADR 0087). The ledger is the seller's facilitator's to ask: a nonce used or a balance short
  * is the seller's refusal, which ends the execution SELLER_FAILED with no fee taken.
  */
 export async function checkUsdcSellerLeg(lane: UsdcLane, ctx: PurchaseContext, raw: string): Promise<void> {

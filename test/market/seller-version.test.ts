@@ -64,7 +64,7 @@ afterAll(async () => {
 async function buy(capability: string) {
   const q = await h.req('POST', '/api/v1/route/quote', { body: { capability, asset: 'USDC' } });
   expect(q.status).toBe(201);
-  // The seller leg lives no longer than the sellers' 300 s (ADR 0091): a probed seller's own maxTimeoutSeconds bounds it.
+  // Signed for the sellers' own 300 s, as the SDK's clients sign.
   const validBefore = Math.floor(Date.now() / 1000) + 300;
   const legs = { seller: await signLeg(buyer, { to: s.evm.address, value: 20_000n, validBefore }), fee: await signLeg(buyer, { to: FEE_ADDRESSES.USDC, value: 100n, validBefore }) };
   const bought = await h.req('POST', '/api/v1/purchase', { headers: { 'idempotency-key': `k-${capability}-${Math.random()}` }, body: { intent_id: q.json.intent_id, payment: { legs } } });
