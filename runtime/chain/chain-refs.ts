@@ -22,9 +22,10 @@ const cte = (n: number) => `ref AS (INSERT INTO chain_refs (reference, network, 
            ON CONFLICT (reference, actor_id) DO NOTHING)`;
 
 // The rows of several creates written together (CreateCompanion.batch).
-const batchCte = (n: number) => `ref AS (INSERT INTO chain_refs (reference, network, actor_id, kind, recipient, treasury, required)
+const batchCte = (n: number, applied?: string) => `ref AS (INSERT INTO chain_refs (reference, network, actor_id, kind, recipient, treasury, required)
            SELECT r.reference, r.network, r.actor_id, r.kind, r.recipient, r.treasury, r.required
-             FROM jsonb_to_recordset($${n}::jsonb) AS r(reference text, network text, actor_id text, kind text, recipient text, treasury text, required integer)
+             FROM jsonb_to_recordset($${n}::jsonb) AS r(reference text, network text, actor_id text, kind text, recipient text, treasury text, required integer)${applied ? `
+            WHERE r.actor_id IN (SELECT actor_id FROM ${applied})` : ''}
            ON CONFLICT (reference, actor_id) DO NOTHING)`;
 
 function companion(kind: string, row: (ctx: Record<string, unknown>, created: ApplyResult) => RefRow | null): CreateCompanion {
@@ -39,9 +40,9 @@ function companion(kind: string, row: (ctx: Record<string, unknown>, created: Ap
     },
     batch: {
       cte: batchCte,
-      row: (created) => {
+      rows: (created) => {
         const r = rowOf(created);
-        return r === null ? null : { ...r, actor_id: created.actorId, kind };
+        return [r === null ? [] : [{ ...r, actor_id: created.actorId, kind }]];
       },
     },
   };

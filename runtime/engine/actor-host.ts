@@ -1,22 +1,24 @@
 import type { DurableMachine, EventBase } from '../../machines/kit/durable.ts';
 import { create, step, type Accepted } from '../../machines/kit/step.ts';
-import type { Db, Queryable, SqlParam } from '../../storage/db.ts';
+import type { Db, Queryable } from '../../storage/db.ts';
 import type { Bus, Subscription } from '../bus/types.ts';
 import { actorSubject } from '../bus/subjects.ts';
 import { recordActorEvent } from '../ops/metrics.ts';
 import { consumeActorEvents, type ConsumeOptions } from './bus-consumer.ts';
-import { CompanionRefusedError, MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
+import { MalformedEventError, UnknownActorError, VersionConflictError } from './errors.ts';
 import { Mailboxes, settle } from './mailbox.ts';
 import type { MachineRegistry } from './registry.ts';
-import { planEffects } from './effect-plan.ts';
 import { SnapshotCache, type CachedActor } from './snapshot-cache.ts';
 import { gatherable, stepTogether, type Posted, type StepPorts } from './step-together.ts';
-import { writeStatement, type WriteParts } from './write-statement.ts';
-import { companionRefused } from './companions.ts';
 import { MARK_IGNORED, MARK_IGNORED_AT_VERSION, SELECT_CREATED_BY, SELECT_LOCKED, SELECT_TIMER, type LockedRow } from './host-sql.ts';
-import { feedJson, ownerOf, resultOf, timerEventName } from './event-parts.ts';
+import { feedJson, ownerOf, resultOf } from './event-parts.ts';
 import { planCreate } from './create-statement.ts';
-import { CreateBatcher } from './create-batch.ts';
+import { createBatcher } from './create-batch.ts';
+import { updateBatcher } from './update-batch.ts';
+import { planWrite, runWrite, type WriteHow } from './event-write.ts';
+import type { TurnBatcher } from './turn-batch.ts';
+import type { PlannedCreate } from './create-statement.ts';
+import type { PlannedWrite } from './event-write.ts';
 import type { ActorEnvelope, ActorHostHooks, ActorTarget, ApplyResult, CreateCompanion, SnapshotFeedItem } from './actor-types.ts';
 
 export interface ActorHostDeps {
@@ -32,6 +34,8 @@ export interface ActorHostDeps {
   cacheSize?: number;
   /** Creates of one shape written in one statement at most (create-batch.ts; 1: each alone). */
   createBatch?: number;
+  /** Optimistic writes of one shape for different actors in one statement at most (update-batch.ts; 1: each alone). */
+  updateBatch?: number;
 }
 
 /**
@@ -42,11 +46,13 @@ export class ActorHost {
   private sub: Subscription | undefined;
   private readonly cache: SnapshotCache | null;
   private readonly mailboxes: Mailboxes<Posted, ApplyResult>;
-  private readonly creates: CreateBatcher;
+  private readonly creates: TurnBatcher<PlannedCreate, ApplyResult | null>;
+  private readonly updates: TurnBatcher<PlannedWrite, boolean>;
 
   constructor(private readonly deps: ActorHostDeps) {
     this.cache = deps.cacheSize === 0 ? null : new SnapshotCache(deps.cacheSize);
-    this.creates = new CreateBatcher(deps.db, deps.createBatch);
+    this.creates = createBatcher(deps.db, deps.createBatch);
+    this.updates = updateBatcher(deps.db, deps.updateBatch);
     const ports: StepPorts = {
       db: deps.db,
       registry: deps.registry,
@@ -133,11 +139,10 @@ export class ActorHost {
       if (outcome === undefined) return null;
       return resultOf(outcome === 'ignored' ? 'ignored' : 'duplicate', def, target.id, seen.version, seen.state, seen.snapshot, seen.merchant, seen.mode);
     }
-    const version = seen.version + 1;
-    const res = await this.write(this.deps.db, 'fast', def, target, event, version, seen.state, next, seen.merchant, seen.mode, companion);
-    const counts = res.rows[0] as { n: number } | undefined;
-    if (counts?.n !== 1) return null;
-    const result = resultOf('applied', def, target.id, version, next.status, next.snapshot, seen.merchant, seen.mode, next.json);
+    const w = planWrite(this.deps.registry, 'fast', def, target, event, { version: seen.version + 1, stateBefore: seen.state, merchant: seen.merchant, mode: seen.mode }, next, companion);
+    // Written alone or with other actors' writes of its shape, each row's version checked on its own.
+    if (!(await this.updates.write(w))) return null;
+    const result = w.result;
     if (companion) result.companionWritten = true;
     this.remember(result);
     return result;
@@ -214,39 +219,8 @@ export class ActorHost {
     return r.rows[0]?.outcome === 'ignored';
   }
 
-  private async write(
-    q: Queryable,
-    how: 'insert' | 'update' | 'fast',
-    def: DurableMachine,
-    target: ActorTarget,
-    event: EventBase & Record<string, unknown>,
-    version: number,
-    stateBefore: string | null,
-    next: Accepted,
-    merchant: string | null,
-    mode: string | null,
-    companion?: CreateCompanion,
-  ) {
-    const { outbox, timerUpserts, timerDeletes } = planEffects(def.kind, target.id, version, next.effects, { merchant, mode }, timerEventName(event));
-    const parts: WriteParts = { update: how === 'update', fast: how === 'fast', asyncCommit: how !== 'insert' && this.deps.registry.asyncEvent(def.kind, event.type), outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
-    const params: SqlParam[] = [target.id, event.id, version, JSON.stringify(event), stateBefore, next.status, event.at];
-    if (parts.outbox) params.push(JSON.stringify(outbox));
-    if (parts.timerDeletes) params.push(timerDeletes);
-    if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
-    if (how !== 'insert') params.push(next.json);
-    // An actor inserted on the locked path (after a lost race) gets its machine's rows too.
-    const companions = [how === 'insert' ? this.deps.registry.companion(def.kind) : undefined, companion].filter((c): c is CreateCompanion => c !== undefined);
-    if (companions.length > 0) {
-      parts.companions = companions;
-      const applied = resultOf('applied', def, target.id, version, next.status, next.snapshot, merchant, mode);
-      for (const c of companions) params.push(...c.params(applied));
-    }
-    try {
-      return await q.query(writeStatement(parts), params);
-    } catch (err) {
-      if (companion && companionRefused(companion, err)) throw new CompanionRefusedError(target.id, companion.name);
-      throw err;
-    }
+  private write(q: Queryable, how: WriteHow, def: DurableMachine, target: ActorTarget, event: EventBase & Record<string, unknown>, version: number, stateBefore: string | null, next: Accepted, merchant: string | null, mode: string | null, companion?: CreateCompanion) {
+    return runWrite(q, planWrite(this.deps.registry, how, def, target, event, { version, stateBefore, merchant, mode }, next, companion));
   }
 
   private async afterCommit(result: ApplyResult, event: EventBase): Promise<void> {

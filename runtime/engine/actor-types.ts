@@ -67,12 +67,15 @@ export interface CreateCompanion {
    */
   unique?: readonly string[];
   /**
-   * The same rows for several creates of one kind written in one statement (create-batch.ts):
-   * `cte` writes them from one JSON array parameter, `$param`, each row naming its actor in
-   * `actor_id`; `row` is one create's row (null: none). The statement fails or commits whole, so
-   * the CTE needs no gate. A kind whose companion has no `batch` writes each create alone.
+   * The same rows for several events of one shape written in one statement (create-batch.ts,
+   * update-batch.ts): `cte` writes them from JSON array parameters, `$first` on (`arity` of
+   * them, 1 when absent), each row naming its actor in `actor_id`; `rows` is one event's rows,
+   * one list per parameter. `applied`, when given, names a CTE whose `actor_id` column lists
+   * the actors whose events are applied: rows of other actors must not be written (the
+   * optimistic path's batch, where each actor's version is checked on its own). A batch
+   * statement fails or commits whole. An event whose companion has no `batch` is written alone.
    */
-  batch?: { cte(param: number): string; row(created: ApplyResult): Record<string, SqlParam> | null };
+  batch?: { arity?: number; cte(first: number, applied?: string): string; rows(result: ApplyResult): ReadonlyArray<ReadonlyArray<Record<string, SqlParam>>> };
 }
 
 /** What travels on `actor.<kind>.<partition>` subjects. */

@@ -1,4 +1,5 @@
-import type { CreateCompanion } from './actor-types.ts';
+import type { SqlParam } from '../../storage/db.ts';
+import type { ApplyResult, CreateCompanion } from './actor-types.ts';
 import { COMPANION_REFUSED } from './write-statement.ts';
 
 /** Two companions as one (`ActorHost.apply` takes one): `a`'s CTEs and parameters, then `b`'s. */
@@ -11,7 +12,31 @@ export function joinCompanions(a: CreateCompanion, b: CreateCompanion): CreateCo
     params: (created) => [...a.params(created), ...b.params(created)],
     ...((a.guard ?? b.guard) && { guard: (n: number) => guards(n).join(' AND ') }),
     ...((a.unique ?? b.unique) && { unique: [...(a.unique ?? []), ...(b.unique ?? [])] }),
+    ...(a.batch && b.batch && !a.guard && !b.guard && { batch: joinBatches(a.batch, b.batch) }),
   };
+}
+
+type Batch = NonNullable<CreateCompanion['batch']>;
+
+function joinBatches(a: Batch, b: Batch): Batch {
+  const first = a.arity ?? 1;
+  return {
+    arity: first + (b.arity ?? 1),
+    cte: (n, applied) => `${a.cte(n, applied)},\n${b.cte(n + first, applied)}`,
+    rows: (r) => [...a.rows(r), ...b.rows(r)],
+  };
+}
+
+/**
+ * The batch parameters of one companion over several events: each event's own companion (one
+ * name, one shape) gives its rows, gathered per parameter into one JSON array.
+ */
+export function companionRows(c: Pick<CreateCompanion, 'batch'>, each: ReadonlyArray<readonly [CreateCompanion, ApplyResult]>): SqlParam[] {
+  const lists: Array<Array<Record<string, SqlParam>>> = Array.from({ length: c.batch!.arity ?? 1 }, () => []);
+  for (const [own, result] of each) {
+    for (const [i, rows] of own.batch!.rows(result).entries()) lists[i]!.push(...rows);
+  }
+  return lists.map((rows) => JSON.stringify(rows));
 }
 
 /** Whether a write failed because the companion was refused: its guard, or one of its unique keys taken. */

@@ -11,14 +11,14 @@
  */
 import type { Db, SqlParam } from '../../storage/db.ts';
 import type { ApplyResult, CreateCompanion } from './actor-types.ts';
-import { settle, type Letter } from './mailbox.ts';
+import { TurnBatcher } from './turn-batch.ts';
 import { writeCreate, type PlannedCreate } from './create-statement.ts';
+import { ownedRowJson } from './effect-plan.ts';
 import { memoStatements } from './write-statement.ts';
+import { companionRows } from './companions.ts';
 
 /** Creates written together at most: the statement's parameters grow with it, and a failed batch is retried one by one. */
 export const MAX_CREATE_BATCH = 64;
-
-type Waiting = Letter<PlannedCreate, ApplyResult | null>;
 
 interface BatchParts {
   asyncCommit: boolean;
@@ -27,52 +27,17 @@ interface BatchParts {
   companions: ReadonlyArray<Pick<CreateCompanion, 'name' | 'batch'>>;
 }
 
-export class CreateBatcher {
-  private queued = new Map<string, Waiting[]>();
-  private scheduled = false;
-
-  /** `max`: creates per statement at most; 1 writes each create alone, as it comes. */
-  constructor(
-    private readonly db: Db,
-    private readonly max = MAX_CREATE_BATCH,
-  ) {}
-
-  /** Writes `p` (with others of its shape, if some come in the same turn); null: the actor exists, nothing written. */
-  write(p: PlannedCreate): Promise<ApplyResult | null> {
-    const key = this.max > 1 ? groupOf(p) : null;
-    if (key === null) return writeCreate(this.db, p);
-    return new Promise((resolve, reject) => {
-      let group = this.queued.get(key);
-      if (!group) this.queued.set(key, (group = []));
-      group.push({ item: p, resolve, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      // After the poll phase: every request read in it has submitted its create by then.
-      setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const groups = this.queued;
-    this.queued = new Map();
-    for (const group of groups.values()) {
-      for (let i = 0; i < group.length; i += this.max) void this.writeTogether(group.slice(i, i + this.max));
-    }
-  }
-
-  private async writeTogether(letters: Waiting[]): Promise<void> {
-    if (letters.length === 1) return settle(letters[0]!, writeCreate(this.db, letters[0]!.item));
-    const plans = letters.map((l) => l.item);
-    try {
-      await this.db.query(batchStatement(partsOf(plans[0]!)), batchParams(plans));
-    } catch {
-      // Nothing of the batch was written: each create alone, as if it had come alone.
-      await Promise.all(letters.map((l) => settle(l, writeCreate(this.db, l.item))));
-      return;
-    }
-    for (const l of letters) l.resolve(l.item.result);
-  }
+/** `max`: creates per statement at most; 1 writes each create alone, as it comes. Null from `write`: the actor exists, nothing written. */
+export function createBatcher(db: Db, max = MAX_CREATE_BATCH): TurnBatcher<PlannedCreate, ApplyResult | null> {
+  return new TurnBatcher({
+    max,
+    groupOf,
+    alone: (p) => writeCreate(db, p),
+    together: async (plans) => {
+      await db.query(batchStatement(partsOf(plans[0]!)), batchParams(plans));
+      return plans.map((p) => p.result);
+    },
+  });
 }
 
 /**
@@ -115,7 +80,10 @@ const batchStatement = memoStatements<BatchParts>(batchKey, (p) => {
            SELECT t.actor_id, t.name, t.kind, t.event_type, t.fire_at, t.generation
              FROM jsonb_to_recordset($${++n}::jsonb) AS t(actor_id text, name text, kind text, event_type text, fire_at timestamptz, generation integer))`);
   }
-  for (const c of p.companions) ctes.push(c.batch!.cte(++n));
+  for (const c of p.companions) {
+    ctes.push(c.batch!.cte(n + 1));
+    n += c.batch!.arity ?? 1;
+  }
   // Read at commit, after the statement: the setting holds for this transaction alone.
   return `WITH ${ctes.join(',\n')}\nSELECT ${p.asyncCommit ? `set_config('synchronous_commit', 'off', true)` : '1'} AS done`;
 });
@@ -127,21 +95,16 @@ function batchParams(plans: PlannedCreate[]): SqlParam[] {
   const actors: string[] = [];
   const outbox: string[] = [];
   const timers: string[] = [];
-  // Each row of an effect is an object with at least one key: its actor goes first.
-  const owned = (id: string, row: object) => `{"actor_id":${j(id)},${j(row).slice(1)}`;
   for (const p of plans) {
     const { id } = p.target;
     const r = p.result;
     actors.push(`{"id":${j(id)},"merchant":${j(r.merchant)},"mode":${j(r.mode)},"state":${j(r.status)},"snapshot":${p.snapshotJson},"event_id":${j(p.event.id)},"event":${p.eventJson},"at":${j(p.event.at)}}`);
-    for (const o of p.effects.outbox) outbox.push(owned(id, o));
-    for (const t of p.effects.timerUpserts) timers.push(owned(id, t));
+    for (const o of p.effects.outbox) outbox.push(ownedRowJson(id, o));
+    for (const t of p.effects.timerUpserts) timers.push(ownedRowJson(id, t));
   }
   const params: SqlParam[] = [first.def.kind, first.def.version, `[${actors.join(',')}]`];
   if (first.parts.outbox) params.push(`[${outbox.join(',')}]`);
   if (first.parts.timerUpserts) params.push(`[${timers.join(',')}]`);
-  for (const c of first.companions) {
-    const rows = plans.map((p) => c.batch!.row(p.result)).filter((r) => r !== null);
-    params.push(j(rows));
-  }
+  for (const [i, c] of first.companions.entries()) params.push(...companionRows(c, plans.map((p) => [p.companions[i]!, p.result])));
   return params;
 }

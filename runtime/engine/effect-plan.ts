@@ -63,3 +63,9 @@ export function planEffects(
   const timerDeletes = [...timers.entries()].filter(([, t]) => t === null).map(([n]) => n);
   return { outbox, timerUpserts, timerDeletes };
 }
+
+/** An effect's row as JSON with its actor's id first, for statements that write several actors' rows (create-batch.ts, update-batch.ts). */
+export function ownedRowJson(actorId: string, row: OutboxRow | TimerRow): string {
+  // Each row is an object with at least one key: the actor's id goes before its first.
+  return `{"actor_id":${JSON.stringify(actorId)},${JSON.stringify(row).slice(1)}`;
+}

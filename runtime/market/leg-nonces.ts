@@ -53,5 +53,13 @@ export function bindingCompanion(lane: MarketAsset, intentId: string, legs: read
             WHERE EXISTS (SELECT 1 FROM pe))`,
     unique: ['market_leg_nonces_pkey'],
     params: () => columns(lane, intentId, legs),
+    // Purchases recorded together (ADR 0090): a nonce taken fails the whole statement, and each
+    // purchase is then recorded alone, where this companion is refused as above.
+    batch: {
+      cte: (n, applied) => `nb AS (INSERT INTO market_leg_nonces (lane, authorizer, nonce, intent_id, leg)
+           SELECT b.lane, b.authorizer, b.nonce, b.actor_id, b.leg FROM jsonb_to_recordset($${n}::jsonb) AS b(actor_id text, lane text, authorizer text, nonce text, leg text)${applied ? `
+            WHERE b.actor_id IN (SELECT actor_id FROM ${applied})` : ''})`,
+      rows: () => [legs.map((l) => ({ actor_id: intentId, lane, authorizer: l.leg.payer, nonce: l.leg.nonce, leg: l.name }))],
+    },
   };
 }

@@ -58,6 +58,13 @@ export class IdempotencyRecords {
       cte: (n) => `idem AS (UPDATE idempotency_keys SET state = 'done', status = $${n}, headers = $${n + 1}::jsonb, body = convert_to($${n + 2}, 'UTF8'), updated_at = now()
            WHERE merchant = $${n + 3} AND mode = $${n + 4} AND key = $${n + 5} AND EXISTS (SELECT 1 FROM pe))`,
       params: (created) => [status, JSON.stringify(headers), render(created), merchant, mode, key],
+      // Marketplace purchases recorded together (ADR 0090): each row names the actor whose event writes it.
+      batch: {
+        cte: (n, applied) => `idem AS (UPDATE idempotency_keys k SET state = 'done', status = r.status, headers = r.headers, body = convert_to(r.body, 'UTF8'), updated_at = now()
+           FROM jsonb_to_recordset($${n}::jsonb) AS r(actor_id text, status integer, headers jsonb, body text, merchant text, mode text, key text)
+           WHERE k.merchant = r.merchant AND k.mode = r.mode AND k.key = r.key${applied ? ` AND r.actor_id IN (SELECT actor_id FROM ${applied})` : ''})`,
+        rows: (created) => [[{ actor_id: created.actorId, status, headers, body: render(created), merchant, mode, key }]],
+      },
     };
   }
 

@@ -15,8 +15,7 @@ import { buildMarketApp } from '../../gateway/market/app.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
-import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
-import { signLeg } from '../fixtures/market.ts';
+import { registerUsdcListing, signLeg } from '../fixtures/market.ts';
 import { backendFactories, type Backend } from '../helpers/backends.ts';
 import { counting } from '../helpers/counting-db.ts';
 
@@ -36,14 +35,7 @@ describe.each(backendFactories)('SQL statements per purchase on %s', (_name, ope
     statements = c.statements;
     const host = new ActorHost({ db: c.db, bus: b.bus, registry: machineRegistry() });
     quoting = openMarket(c.db, host, { feeAddresses: FEE });
-    const seller = privateKeyToAccount(generatePrivateKey());
-    const endpoint = 'https://seller.example/weather';
-    const id = resourceIdOf('GET', endpoint);
-    await host.apply({ kind: 'listing', id }, {
-      type: 'listing.register', id: 'r1', at: Date.now(), resource_id: id, provider_id: 'prov_b0b0', name: 'weather service', description: 'A weather API',
-      category: 'weather', tags: ['weather'], endpoint, method: 'GET', model: 'per_call', assets: [{ asset: 'USDC', pay_to: seller.address, seller_price_atomic: '10000' }],
-      documentation_url: null, request_schema: null, response_schema: null, example_request: null, example_response: null,
-    });
+    await registerUsdcListing(host, privateKeyToAccount(generatePrivateKey()).address);
     await quoting.index.refresh();
     apps.push(await buildMarketApp({ ...quoting, perIpPerMinute: 1e6 }));
     // Another marketplace process over the same database: its engine never saw the quotes.

@@ -1,0 +1,126 @@
+/**
+ * The optimistic path's writes (ActorHost's `applyFromCache`) for different actors, of one
+ * statement shape, submitted in the same event-loop turn: written in one statement (ADR 0090),
+ * as creates are (ADR 0089). A purchase's `VERIFIED` write waits for its commit's WAL flush;
+ * written together, the purchases read in one poll phase share one flush, one round trip and
+ * one executor start.
+ *
+ * Each actor's version and dedupe are checked on their own: an actor whose row moved on is not
+ * written, and nothing else of its event is (its journal, effects and companion rows are
+ * gated by the dedupe rows actually written); its caller goes to the locked path, as when its
+ * own statement writes nothing. A failed statement (a companion's unique key taken, a
+ * deadlock) wrote nothing, and each write is sent alone. A batch of one is the write's own
+ * statement (write-statement.ts `fast`), unchanged.
+ */
+import type { Db, SqlParam } from '../../storage/db.ts';
+import type { CreateCompanion } from './actor-types.ts';
+import { companionRows } from './companions.ts';
+import { runWrite, type PlannedWrite } from './event-write.ts';
+import { TurnBatcher } from './turn-batch.ts';
+import { ownedRowJson } from './effect-plan.ts';
+import { memoStatements, type WriteParts } from './write-statement.ts';
+
+/** Optimistic writes in one statement at most: the statement's parameters grow with it, and a failed batch is retried one by one. */
+export const MAX_UPDATE_BATCH = 64;
+
+type Parts = Pick<WriteParts, 'asyncCommit' | 'outbox' | 'timerDeletes' | 'timerUpserts'> & { companions: ReadonlyArray<Pick<CreateCompanion, 'name' | 'batch'>> };
+
+/** `max`: writes per statement at most; 1 writes each alone. The answer: whether the row was written (false: it moved on, nothing written). */
+export function updateBatcher(db: Db, max = MAX_UPDATE_BATCH): TurnBatcher<PlannedWrite, boolean> {
+  return new TurnBatcher({
+    max,
+    // A companion without a batch form, or with a guard (a condition on one event's rows), is written alone.
+    groupOf: (w) => (w.companions.some((c) => !c.batch || c.guard !== undefined) ? null : batchKey(partsOf(w))),
+    distinct: (w) => w.target.id,
+    alone: async (w) => (await runWrite(db, w)).rows[0]?.n === 1,
+    together: async (ws) => {
+      const r = await db.query<{ written: string[] | null }>(batchStatement(partsOf(ws[0]!)), batchParams(ws));
+      const written = new Set(r.rows[0]?.written ?? []);
+      return ws.map((w) => written.has(w.target.id));
+    },
+  });
+}
+
+function partsOf(w: PlannedWrite): Parts {
+  const p = w.parts;
+  return { asyncCommit: !!p.asyncCommit, outbox: p.outbox, timerDeletes: p.timerDeletes, timerUpserts: p.timerUpserts, companions: w.companions };
+}
+
+const batchKey = (p: Parts) => `${+!!p.asyncCommit}${+p.outbox}${+p.timerDeletes}${+p.timerUpserts}${p.companions.map((c) => c.name).join(',')}`;
+
+/** Rows whose actor's event is applied (`pe` returns their actor ids). */
+const applied = (alias: string) => `${alias}.actor_id IN (SELECT actor_id FROM pe)`;
+
+/**
+ * Parameters: $1 the events (JSON: id, event_id, version, event, state_before, state_after,
+ * at in ms, snapshot); then, only when present: outbox rows JSON, timer deletes JSON (actor_id,
+ * name), timer rows JSON (each row with its actor_id); then the companions' JSON arrays.
+ */
+const batchStatement = memoStatements<Parts>(batchKey, (p) => {
+  let n = 1;
+  const ctes = [
+    `ev AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ev(id text, event_id text, version integer, event jsonb, state_before text, state_after text, at double precision, snapshot jsonb))`,
+    // Each actor's own checks, as the statement of one write makes them.
+    `up AS (UPDATE actors a SET snapshot = x.snapshot, state = x.state_after, version = x.version, updated_at = now()
+              FROM ev x
+             WHERE a.id = x.id AND a.version = x.version - 1
+               AND NOT EXISTS (SELECT 1 FROM processed_events e WHERE e.actor_id = x.id AND e.event_id = x.event_id AND e.outcome = 'applied')
+            RETURNING a.id)`,
+    `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq)
+            SELECT x.id, x.event_id, 'applied', x.version FROM ev x WHERE x.id IN (SELECT id FROM up)
+              ON CONFLICT (actor_id, event_id) DO UPDATE SET outcome = 'applied', seq = EXCLUDED.seq, at = now()
+               WHERE processed_events.outcome = 'ignored' RETURNING actor_id)`,
+    `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
+           SELECT x.id, x.version, x.event_id, x.event, x.state_before, x.state_after, to_timestamp(x.at / 1000) FROM ev x WHERE x.id IN (SELECT actor_id FROM pe))`,
+  ];
+  if (p.outbox) {
+    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
+           SELECT o.actor_id, o.msg_id, o.subject, o.payload FROM jsonb_to_recordset($${++n}::jsonb) AS o(actor_id text, msg_id text, subject text, payload jsonb)
+            WHERE ${applied('o')})`);
+  }
+  if (p.timerDeletes) {
+    ctes.push(`td AS (DELETE FROM timers t USING jsonb_to_recordset($${++n}::jsonb) AS d(actor_id text, name text)
+            WHERE t.actor_id = d.actor_id AND t.name = d.name AND ${applied('d')})`);
+  }
+  if (p.timerUpserts) {
+    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
+           SELECT t.actor_id, t.name, t.kind, t.event_type, t.fire_at, t.generation
+             FROM jsonb_to_recordset($${++n}::jsonb) AS t(actor_id text, name text, kind text, event_type text, fire_at timestamptz, generation integer)
+            WHERE ${applied('t')}
+           ON CONFLICT (actor_id, name) DO UPDATE
+             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
+  }
+  for (const c of p.companions) {
+    ctes.push(c.batch!.cte(n + 1, 'pe'));
+    n += c.batch!.arity ?? 1;
+  }
+  // An update without its dedupe row would be a snapshot with no journal entry: the checks in
+  // `up` make it impossible; should it ever happen, the division fails the statement.
+  let tail = `SELECT (SELECT array_agg(id) FROM up) AS written, 1 / ((SELECT count(*) FROM pe) = (SELECT count(*) FROM up))::int AS guard`;
+  // Read at commit, after the statement: the setting holds for this transaction alone.
+  if (p.asyncCommit) tail += `, (SELECT set_config('synchronous_commit', 'off', true)) AS async`;
+  return `WITH ${ctes.join(',\n')}\n${tail}`;
+});
+
+/** The JSON parameters, put together from the texts the step already encoded (no snapshot or event is encoded twice). */
+function batchParams(ws: PlannedWrite[]): SqlParam[] {
+  const j = JSON.stringify;
+  const first = ws[0]!;
+  const events: string[] = [];
+  const outbox: string[] = [];
+  const deletes: string[] = [];
+  const timers: string[] = [];
+  for (const w of ws) {
+    const id = w.target.id;
+    events.push(`{"id":${j(id)},"event_id":${j(w.event.id)},"version":${w.version},"event":${w.eventJson},"state_before":${j(w.stateBefore)},"state_after":${j(w.next.status)},"at":${j(w.event.at)},"snapshot":${w.next.json}}`);
+    for (const o of w.effects.outbox) outbox.push(ownedRowJson(id, o));
+    for (const name of w.effects.timerDeletes) deletes.push(`{"actor_id":${j(id)},"name":${j(name)}}`);
+    for (const t of w.effects.timerUpserts) timers.push(ownedRowJson(id, t));
+  }
+  const params: SqlParam[] = [`[${events.join(',')}]`];
+  if (first.parts.outbox) params.push(`[${outbox.join(',')}]`);
+  if (first.parts.timerDeletes) params.push(`[${deletes.join(',')}]`);
+  if (first.parts.timerUpserts) params.push(`[${timers.join(',')}]`);
+  for (const [i, c] of first.companions.entries()) params.push(...companionRows(c, ws.map((w) => [w.companions[i]!, w.result])));
+  return params;
+}
