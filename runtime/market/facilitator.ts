@@ -5,12 +5,15 @@
  * Each version is answered as the SDK's facilitator for it answers (ADR 0083): the network the
  * payment names (`base` in v1), v1's reason codes for v1, and the payer on every refusal
  * that can name one. Settlement is idempotent per nonce: the same authorization settles once
- * and is then answered with its transaction.
+ * and is then answered with its transaction. A purchase's fee leg is not settled here: it is
+ * the marketplace's to use once the seller leg has settled (ADR 0092); seller legs are.
  */
 import type { UsdcLane } from './lanes/usdc-lane.ts';
 import type { AnmLane } from './lanes/anm-lane.ts';
 import { AnmFacilitator, ANM_KIND } from './facilitator-anm.ts';
-import { checkExactEvm } from './facilitator-evm.ts';
+import { checkExactEvm, type EvmChecked } from './facilitator-evm.ts';
+import type { Queryable } from '../../storage/db.ts';
+import { feeLegBinding } from './leg-nonces.ts';
 import { readRequest, refuse, requestNetwork, type FacilitatorRequest, type Refusal } from './facilitator-request.ts';
 import { v1NetworkName } from './requirements.ts';
 
@@ -43,11 +46,18 @@ const V1_REASONS: Readonly<Record<string, string>> = {
 const reasonFor = (version: number, reason: string): string => (version === 1 ? (V1_REASONS[reason] ?? reason) : reason);
 const payerOf = (payer: string | undefined) => (payer ? { payer } : {});
 
+/**
+ * The SDK's reason for a nonce the payment cannot use, as a purchase replaying another's leg is
+ * refused (leg-nonces.ts): the nonce is spoken for by a purchase's fee leg (ADR 0092).
+ */
+const FEE_LEG = 'invalid_exact_evm_nonce_already_used';
+
 export class Facilitator {
   private readonly anm: AnmFacilitator | null;
 
   constructor(
     private readonly usdc: UsdcLane,
+    private readonly db: Queryable,
     anm?: AnmLane,
   ) {
     this.anm = anm ? new AnmFacilitator(anm) : null;
@@ -90,11 +100,25 @@ export class Facilitator {
     return requestNetwork(body) ?? v1 ?? this.usdc.network;
   }
 
+  /**
+   * The exact checks, then whether the authorization is a purchase's fee leg: settled here
+   * before its seller leg, the fee would be taken from a buyer whose seller may never be paid
+   * (DESIGN §5 "The fee is taken only if the seller is paid"). After them, so a forged or
+   * malformed payment is refused for what is wrong with it.
+   */
+  private async checkExact(r: FacilitatorRequest, allowUsedNonce: boolean): Promise<EvmChecked> {
+    const c = await checkExactEvm(r, this.usdc, allowUsedNonce);
+    if (!c.ok) return c;
+    const intent = await feeLegBinding(this.db, 'USDC', c.payer, c.payload.authorization.nonce);
+    if (!intent) return c;
+    return { ...refuse(FEE_LEG, `this authorization is the fee leg of marketplace purchase ${intent}: the marketplace settles it once that purchase's seller leg has settled`), payer: c.payer };
+  }
+
   async verify(body: unknown): Promise<VerifyResponse> {
     const to = this.route(body);
     if ('ok' in to) return { isValid: false, invalidReason: to.reason, invalidMessage: to.message };
     if (to.lane === 'anm') return to.anm.verify(to.r);
-    const c = await checkExactEvm(to.r, this.usdc, false);
+    const c = await this.checkExact(to.r, false);
     if (c.ok) return { isValid: true, payer: c.payer };
     return { isValid: false, invalidReason: reasonFor(to.r.leg.x402Version, c.reason), invalidMessage: c.message, ...payerOf(c.payer) };
   }
@@ -104,7 +128,7 @@ export class Facilitator {
     if ('ok' in to) return { success: false, errorReason: to.reason, errorMessage: to.message, transaction: '', network: this.refusedNetwork(body) };
     if (to.lane === 'anm') return to.anm.settle(to.r);
     const { network, leg } = to.r;
-    const c = await checkExactEvm(to.r, this.usdc, true);
+    const c = await this.checkExact(to.r, true);
     if (!c.ok) return { success: false, errorReason: reasonFor(leg.x402Version, c.reason), errorMessage: c.message, ...payerOf(c.payer), transaction: '', network };
     const r = await this.usdc.settle(c.payload);
     return r.ok

@@ -99,7 +99,7 @@ export function openMarket(
     executions,
     anm,
     purchaseKeys,
-    facilitator: new Facilitator(usdc, anm),
+    facilitator: new Facilitator(usdc, db, anm),
     // The runtime's scanner when this process runs one; else one for scan-now alone.
     scanner: opts.scanner ?? new Scanner(db, host, { forward, ...usdcAsset }),
     feeAddresses: opts.feeAddresses,

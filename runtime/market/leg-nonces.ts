@@ -3,7 +3,8 @@
  * leg is never accepted by a second purchase, and a settlement seen on a lane finds its
  * purchase. A purchase binds both nonces in the statement that records it `VERIFIED`
  * (`bindingCompanion`, ADR 0034); `bindLegs` binds them on their own and says which one is
- * taken.
+ * taken. A fee leg's authorization is the marketplace's to use, after the seller leg
+ * (`feeLegBinding`, ADR 0092).
  */
 import type { MarketAsset } from '../../machines/money/market.ts';
 import type { VerifiedLeg } from '../../machines/purchase/events.ts';
@@ -62,4 +63,14 @@ export function bindingCompanion(lane: MarketAsset, intentId: string, legs: read
       rows: () => [legs.map((l) => ({ actor_id: intentId, lane, authorizer: l.leg.payer, nonce: l.leg.nonce, leg: l.name }))],
     },
   };
+}
+
+/**
+ * The purchase whose fee leg an authorization's nonce is bound to, or null. Such an
+ * authorization is used only by the purchase, once its seller leg has settled (DESIGN §5 "The
+ * fee is taken only if the seller is paid"): the facilitator refuses it (ADR 0092).
+ */
+export async function feeLegBinding(db: Queryable, lane: MarketAsset, authorizer: string, nonce: string): Promise<string | null> {
+  const { rows } = await db.query<{ intent_id: string }>(`SELECT intent_id FROM market_leg_nonces WHERE lane = $1 AND authorizer = $2 AND nonce = $3 AND leg = 'fee'`, [lane, authorizer.toLowerCase(), nonce.toLowerCase()]);
+  return rows[0]?.intent_id ?? null;
 }

@@ -63,4 +63,28 @@ describe('DESIGN §5 "The fee is taken only if the seller is paid": the seller l
     expect(p.legs.seller.transaction).toBe(r.ok ? r.tx : null);
     expect(await balances()).toEqual({ ...before, seller: before.seller + SELLER_PRICE, fee: before.fee + FEE });
   });
+
+  it('issue 20 item 5: the fee leg sent to POST /facilitator/verify and /settle before the seller leg → refused, fee +0; the seller leg then settles there and the fee follows (SETTLED)', async () => {
+    const { intent, sl, fl } = await verified();
+    const before = await balances();
+    const body = { x402Version: 2, paymentPayload: fl, paymentRequirements: fl.accepted };
+    const payer = buyer.address.toLowerCase();
+    const v = await h.req('POST', '/facilitator/verify', { body });
+    expect(v.json).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer });
+    expect(v.json.invalidMessage).toContain(`fee leg of marketplace purchase ${intent}`);
+    const st = await h.req('POST', '/facilitator/settle', { body });
+    expect(st.json).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', payer, transaction: '' });
+    expect(await balances()).toEqual(before);
+    expect(await h.market.ledger.authorizationState(buyer.address, fl.payload.authorization.nonce)).toBe(false);
+    expect((await purchaseOf(intent)).status).toBe('VERIFIED');
+    // Sellers settle their own leg through the facilitator: the marketplace then takes the fee.
+    const own = await h.req('POST', '/facilitator/settle', { body: { x402Version: 2, paymentPayload: sl, paymentRequirements: sl.accepted } });
+    expect(own.json.success).toBe(true);
+    const p = await purchaseOf(intent);
+    expect(p.status).toBe('SETTLED');
+    expect(p.legs.fee.transaction).toMatch(/^0x/);
+    expect(await balances()).toEqual({ ...before, seller: before.seller + SELLER_PRICE, fee: before.fee + FEE });
+    // Settled by the marketplace, the fee authorization is still not the facilitator's to answer.
+    expect((await h.req('POST', '/facilitator/settle', { body })).json).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used' });
+  });
 });
