@@ -53,9 +53,14 @@ export class ExactSplitEvmScheme {
   readonly findDefaultAsset = (asset: string, network: string): { asset: string; decimals: number; symbol: string } | undefined =>
     network === MARKET_LANES.USDC.network && asset.toLowerCase() === USDC_TOKEN.address.toLowerCase() ? { asset: USDC_TOKEN.address, decimals: 6, symbol: 'USDC' } : undefined;
 
+  /**
+   * `entropy`: each nonce's random part, 16 bytes as hex; fixed only to reproduce the test
+   * vector in docs/marketplace.md.
+   */
   constructor(
     private readonly signer: EvmSigner,
     private readonly clock: () => number = Date.now,
+    private readonly entropy: () => string = () => randomBytes(16).toString('hex'),
   ) {}
 
   private async leg(token: UsdcToken, intent: string, name: 'seller' | 'fee', leg: Leg, timeoutS: number) {
@@ -66,7 +71,7 @@ export class ExactSplitEvmScheme {
       value: leg.amount,
       validAfter: String(now - 60),
       validBefore: String(now + timeoutS),
-      nonce: keccak256(toHex(`${intent}|${name}|${randomBytes(16).toString('hex')}`)),
+      nonce: keccak256(toHex(`${intent}|${name}|${this.entropy()}`)),
     };
     const signature = await this.signer.signTypedData({
       domain: domainOf(token),
