@@ -90,9 +90,13 @@ function v1Accepts(r: ListingRecord, token: UsdcToken) {
     });
 }
 
-type Filters = { type?: string | undefined; network?: string | undefined; scheme?: string | undefined; payTo?: string | undefined };
+type Filters = { [K in keyof typeof filters]?: string | undefined };
 
-/** Listings as items, in the order given, kept when they pass the list's filters. */
+/**
+ * Listings as items, in the order given, kept when they pass the list's filters. `extensions`
+ * is one extension key the item must carry (`@x402/extensions`' ListDiscoveryResourcesParams:
+ * "Filter by extension key present on the discovered resource").
+ */
 function items(records: readonly ListingRecord[], q: Filters, base: string, token: UsdcToken) {
   if (q.type && q.type !== 'http') return [];
   return records
@@ -102,7 +106,12 @@ function items(records: readonly ListingRecord[], q: Filters, base: string, toke
       // A v1 item names its network `base`: a filter by either name finds v1 and v2 items alike;
       // an EVM payTo is found however the seller or the filter spells it (ADR 0091).
       const network = (n: string) => fromV1Network(n) === fromV1Network(q.network);
-      return (!q.network || accepts.some((a) => network(a.network))) && (!q.scheme || accepts.some((a) => a.scheme === q.scheme)) && (!q.payTo || accepts.some((a) => samePayee(a.payTo, q.payTo!)));
+      return (
+        (!q.network || accepts.some((a) => network(a.network))) &&
+        (!q.scheme || accepts.some((a) => a.scheme === q.scheme)) &&
+        (!q.payTo || accepts.some((a) => samePayee(a.payTo, q.payTo!))) &&
+        (!q.extensions || Object.hasOwn(i.extensions, q.extensions))
+      );
     });
 }
 

@@ -134,6 +134,18 @@ describe('machine-readable documents (DESIGN §5 Discovery)', () => {
     }
   });
 
+  // Issue 20: `extensions` is "Filter by extension key present on the discovered resource" (@x402/extensions ListDiscoveryResourcesParams).
+  it.each([['the marketplace root', ''], ['the facilitator URL', '/facilitator']])('listResources() and search() at %s keep only items carrying the extension key asked for', async (_where, path) => {
+    const client = withBazaar(new HTTPFacilitatorClient({ url: `${h.url}${path}` }));
+    const all = await client.extensions.bazaar.listResources({ limit: 1000 });
+    expect(all.items.length).toBeGreaterThan(0);
+    const marketplace = await client.extensions.bazaar.listResources({ extensions: 'marketplace', limit: 1000 });
+    expect(marketplace).toEqual(all);
+    expect(await client.extensions.bazaar.listResources({ extensions: 'bazaar' })).toMatchObject({ items: [], pagination: { total: 0 } });
+    expect((await client.extensions.bazaar.search({ query: 'weather', extensions: 'marketplace' })).resources.length).toBeGreaterThan(0);
+    expect((await client.extensions.bazaar.search({ query: 'weather', extensions: 'bazaar' })).resources).toEqual([]);
+  });
+
   it.each([['the marketplace root', ''], ['the facilitator URL', '/facilitator']])("search() at %s ranks the capability search's matches as the SDK reads them", async (_where, path) => {
     const client = withBazaar(new HTTPFacilitatorClient({ url: `${h.url}${path}` }));
     const ranked = (await h.req('GET', '/api/v1/search?capability=weather')).json.data.map((r: { endpoint: string }) => r.endpoint);
