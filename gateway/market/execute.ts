@@ -16,7 +16,7 @@ const executeBody = z.strictObject({
   intent_id: z.string().min(1).max(100),
   // Absent, or without `legs`: a payment with no fee leg, which the execution refuses as
   // `402 fee_leg_missing` at that check's turn (marketplace.md "A proof missing its fee leg does not verify"; ADR 0084).
-  fee_payment: z.object({ legs: z.object({ fee: z.unknown().optional() }).passthrough().optional() }).optional(),
+  fee_payment: z.strictObject({ legs: z.strictObject({ fee: z.unknown().optional() }).optional() }).optional(),
   seller_payment: z.string().min(1).max(16_384),
   body: z.record(z.string(), z.unknown()).optional(),
 });

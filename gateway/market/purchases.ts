@@ -14,11 +14,12 @@ import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import type { MarketDeps } from './deps.ts';
 import { ipRateLimit } from './rate-limit.ts';
 
-const purchaseBody = z.object({
+/** A field outside the schema, at any depth, is `400 invalid_body` (docs/errors.md), before the key is claimed. */
+const purchaseBody = z.strictObject({
   intent_id: z.string().min(1).max(100),
   // Absent, or without `legs`: no fee leg, refused as `402 fee_leg_missing` at that check's
   // turn, like `legs` without `fee` (marketplace.md "A proof missing its fee leg does not verify"; ADR 0084).
-  payment: z.object({ legs: z.object({ seller: z.unknown().optional(), fee: z.unknown().optional() }).passthrough().optional() }).optional(),
+  payment: z.strictObject({ legs: z.strictObject({ seller: z.unknown().optional(), fee: z.unknown().optional() }).optional() }).optional(),
 });
 
 const PURCHASE_ROUTE = 'POST /api/v1/purchase';

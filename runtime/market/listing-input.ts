@@ -5,7 +5,8 @@ import { MarketRefusal } from './errors.ts';
 /**
  * The body of `POST /api/v1/resources` (DESIGN §5 "Listings"): the seller-set fields of the
  * listing record, `pay_to` per accepted asset and `signatures` over the RFC 8785 JSON of the
- * body without `signatures`.
+ * body without `signatures`. A field outside the schema, at any depth, is `invalid_body`
+ * (docs/errors.md): a seller's misspelt field would otherwise be signed and silently dropped.
  */
 const asset = z.enum(['USDC', 'ANM']);
 const price = z.string().max(100);
@@ -20,7 +21,7 @@ const endpointUrl = httpUrl.refine((s) => {
   return u !== null && u.username === '' && u.password === '';
 }, 'an http(s) URL without a user name or password');
 
-export const listingBody = z.object({
+export const listingBody = z.strictObject({
   // Spaces alone name nothing: search could not match it and a fragment's tool name would be a bare `call`.
   name: z.string().min(1).max(200).regex(/\S/, 'must not be blank'),
   description: z.string().max(4000).default(''),
@@ -28,18 +29,18 @@ export const listingBody = z.object({
   tags: z.array(z.string().min(1).max(50)).max(20).default([]),
   endpoint: endpointUrl,
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
-  pricing: z.object({ model: z.literal('per_call').default('per_call'), asset, seller_price: price }),
+  pricing: z.strictObject({ model: z.literal('per_call').default('per_call'), asset, seller_price: price }),
   /** Further assets the seller accepts, each with its own seller price. */
-  accepted_assets: z.array(z.object({ asset, seller_price: price })).max(1).default([]),
-  pay_to: z.object({ USDC: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(), ANM: z.string().max(200).optional() }),
+  accepted_assets: z.array(z.strictObject({ asset, seller_price: price })).max(1).default([]),
+  pay_to: z.strictObject({ USDC: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(), ANM: z.string().max(200).optional() }),
   documentation_url: httpUrl.nullable().default(null),
   request_schema: object,
   response_schema: object,
   example_request: object,
   example_response: object,
-  signatures: z.object({
+  signatures: z.strictObject({
     USDC: z.string().regex(/^0x[0-9a-fA-F]{130}$/).optional(),
-    ANM: z.object({ public_key: z.string().max(4000), signature: z.string().max(6000) }).optional(),
+    ANM: z.strictObject({ public_key: z.string().max(4000), signature: z.string().max(6000) }).optional(),
   }),
 });
 

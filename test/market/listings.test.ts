@@ -114,6 +114,11 @@ describe('POST /api/v1/resources (DESIGN §5 Listings)', () => {
     ['a NUL in a tag', async () => signedListing(seller(), { tags: ['nlp\u0000'] }), 400, 'invalid_body'],
     ['a lone surrogate in the description', async () => signedListing(seller(), { description: 'half \uD800 a pair' }), 400, 'invalid_body'],
     ['a NUL in a request_schema key', async () => signedListing(seller(), { request_schema: { 'a\u0000': { type: 'string' } } }), 400, 'invalid_body'],
+    // docs/errors.md invalid_body: "a field outside its schema", signed or not.
+    ['an unknown field, signed', async () => { const s = seller(); return signListing(s, { ...listingFields(s), foo: 1 }); }, 400, 'invalid_body'],
+    ['an unknown field in pricing, signed', async () => { const s = seller(); const f = listingFields(s); return signListing(s, { ...f, pricing: { ...(f.pricing as object), currency: 'USD' } }); }, 400, 'invalid_body'],
+    ['a pay_to for an asset the marketplace has no lane for, signed', async () => { const s = seller(); const f = listingFields(s); return signListing(s, { ...f, pay_to: { ...(f.pay_to as object), BTC: 'bc1q' } }); }, 400, 'invalid_body'],
+    ['an unknown field in signatures', async () => { const b = await signedListing(seller()); return { ...b, signatures: { ...(b.signatures as object), note: 'x' } }; }, 400, 'invalid_body'],
   ])('%s', async (_name, make, status, code) => {
     const res = await h.req('POST', '/api/v1/resources', { body: await make() });
     expect(res.status).toBe(status);

@@ -139,6 +139,23 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
     expect([ra.json.intent_id, rb.json.intent_id]).toEqual([a, b]);
   });
 
+  it('docs/errors.md invalid_body "a field outside its schema": an unknown field at any depth → 400, nothing verified, the key kept for the corrected body', async () => {
+    const intent = await quote();
+    const l = await legs();
+    const bodies = [
+      { intent_id: intent, payment: { legs: l }, foo: 1 },
+      { intent_id: intent, payment: { legs: l, intent_id: intent } },
+      { intent_id: intent, payment: { legs: { ...l, tip: l.fee } } },
+    ];
+    for (const body of bodies) {
+      const r = await request(h.url, 'POST', '/api/v1/purchase', { headers: { 'idempotency-key': 'k-strict' }, body });
+      expect({ status: r.status, code: r.json.error?.code }).toEqual({ status: 400, code: 'invalid_body' });
+    }
+    expect(await verifyEvents(intent)).toBe(0);
+    const ok = await purchase(intent, l, 'k-strict');
+    expect([ok.status, ok.json.status, ok.headers['idempotent-replay']]).toEqual([200, 'VERIFIED', undefined]);
+  });
+
   it('a refused attempt keeps nothing: the corrected retry under the same key runs', async () => {
     const intent = await quote();
     const good = await legs();
