@@ -2,9 +2,12 @@
  * One `exact-anm` leg (DESIGN §5 "Legs"): an ordinary signed ANM transfer, carried as the hex
  * wire form of its signed bytes (`anm_sendRawTransaction`), paying one output of exactly the
  * amount to `payTo` with the reference the requirements name, and its own chain fee. These
- * checks need no node and run in the SDK's order (requirements, payload, recipient, amount,
- * reference, signature), with reason codes in the style of @x402/evm's
- * (`invalid_exact_anm_…`). Nonce and balance are the node's to check (anm-lane.ts).
+ * checks need no node. They run in this order: the requirements (`checkAnmAccepted`), the
+ * payload's shape (`asExactAnmPayload`), then the signed transfer (`checkTransfer`): decoded,
+ * its chain and signature (`verifyTx`), recipient, amount, reference, validBefore. As the
+ * SDK's exact EVM check (`verifyEIP3009`), the signature comes before the recipient and the
+ * amount. Reason codes are in the style of @x402/evm's (`invalid_exact_anm_…`). Nonce and
+ * balance are the node's to check (anm-lane.ts).
  */
 import { NETWORKS, verifyTx, type SignedTransaction } from '../../../machines/chain/index.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
