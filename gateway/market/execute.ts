@@ -16,10 +16,12 @@ const executeBody = z.strictObject({
   intent_id: z.string().min(1).max(100),
   // Absent, or without `legs`: a payment with no fee leg, which the execution refuses as
   // `402 fee_leg_missing` at that check's turn (marketplace.md "A proof missing its fee leg does not verify"; ADR 0084).
-  fee_payment: z.strictObject({ legs: z.strictObject({ fee: z.unknown().optional() }).optional() }).optional(),
+  // `fee_payment` may be the split scheme's whole payload: its `intent_id`, and a `seller` leg, not used
+  // (the seller is paid by `seller_payment`, the header its own 402 asked for).
+  fee_payment: z.strictObject({ intent_id: z.string().max(100).optional(), legs: z.strictObject({ fee: z.unknown().optional(), seller: z.unknown().optional() }).optional() }).optional(),
   seller_payment: z.string().min(1).max(16_384),
   body: z.record(z.string(), z.unknown()).optional(),
-});
+}).refine((b) => b.fee_payment?.intent_id === undefined || b.fee_payment.intent_id === b.intent_id, { path: ['fee_payment', 'intent_id'], message: 'names another intent than intent_id' });
 
 const INTENT_ID = /^pi_[0-9a-z]+$/;
 

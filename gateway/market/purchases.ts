@@ -19,8 +19,9 @@ const purchaseBody = z.strictObject({
   intent_id: z.string().min(1).max(100),
   // Absent, or without `legs`: no fee leg, refused as `402 fee_leg_missing` at that check's
   // turn, like `legs` without `fee` (marketplace.md "A proof missing its fee leg does not verify"; ADR 0084).
-  payment: z.strictObject({ legs: z.strictObject({ seller: z.unknown().optional(), fee: z.unknown().optional() }).optional() }).optional(),
-});
+  // `payment` may be the split scheme's whole payload (`ExactSplitEvmScheme`, `ExactAnmSplitScheme`): its `intent_id` too.
+  payment: z.strictObject({ intent_id: z.string().max(100).optional(), legs: z.strictObject({ seller: z.unknown().optional(), fee: z.unknown().optional() }).optional() }).optional(),
+}).refine((b) => b.payment?.intent_id === undefined || b.payment.intent_id === b.intent_id, { path: ['payment', 'intent_id'], message: 'names another intent than intent_id' });
 
 const PURCHASE_ROUTE = 'POST /api/v1/purchase';
 const INTENT_ID = /^pi_[0-9a-z]+$/;

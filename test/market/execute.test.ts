@@ -261,7 +261,7 @@ describe('POST /api/v1/route/execute (DESIGN §5 "Routed execution")', () => {
   it('a fee_payment of the wrong type stays 400 invalid_body (not a missing leg)', async () => {
     const q = await quote('parrot');
     // docs/errors.md invalid_body, "a field outside its schema": a fee_payment or legs naming another field too.
-    for (const fee_payment of [null, 'x', [], { legs: 'x' }, { legs: null }, { legs: {}, foo: 1 }, { legs: { seller: 'x' } }]) {
+    for (const fee_payment of [null, 'x', [], { legs: 'x' }, { legs: null }, { legs: {}, foo: 1 }, { legs: { fee: 'x', tip: 'x' } }, { intent_id: 'pi_0000000000000000000000ff', legs: {} }]) {
       const r = await h.req('POST', '/api/v1/route/execute', { body: { intent_id: q.intent_id, fee_payment, seller_payment: 'x' } });
       expect({ fee_payment, status: r.status, code: r.json.error?.code }).toEqual({ fee_payment, status: 400, code: 'invalid_body' });
     }

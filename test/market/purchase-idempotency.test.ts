@@ -144,7 +144,8 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
     const l = await legs();
     const bodies = [
       { intent_id: intent, payment: { legs: l }, foo: 1 },
-      { intent_id: intent, payment: { legs: l, intent_id: intent } },
+      // The split scheme's payload names its intent: another one is refused (the same one is taken, below).
+      { intent_id: intent, payment: { legs: l, intent_id: 'pi_0000000000000000000000ff' } },
       { intent_id: intent, payment: { legs: { ...l, tip: l.fee } } },
     ];
     for (const body of bodies) {
@@ -152,7 +153,8 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
       expect({ status: r.status, code: r.json.error?.code }).toEqual({ status: 400, code: 'invalid_body' });
     }
     expect(await verifyEvents(intent)).toBe(0);
-    const ok = await purchase(intent, l, 'k-strict');
+    // `payment` as the split scheme's whole payload (`{intent_id, legs}`), as a buyer may pass it on.
+    const ok = await request(h.url, 'POST', '/api/v1/purchase', { headers: { 'idempotency-key': 'k-strict' }, body: { intent_id: intent, payment: { intent_id: intent, legs: l } } });
     expect([ok.status, ok.json.status, ok.headers['idempotent-replay']]).toEqual([200, 'VERIFIED', undefined]);
   });
 
