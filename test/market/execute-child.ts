@@ -2,7 +2,7 @@
  * A marketplace process for the routed-execution fault test: joins the parent's PostgreSQL
  * schema and NATS namespace (SCHEMA, NAMESPACE), optionally the ANM lane on its devnet (ANM_RPC_URL), serves the marketplace on port 0, prints its
  * URL, and is SIGKILLed by the parent in the middle of a call (HOLD_ANSWERS=1: after answering it,
- * before the answer is recorded).
+ * before the answer is recorded; FEE_FAULT: in the fee step of a served call, once it printed `fee-fault`).
  */
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
@@ -27,6 +27,32 @@ if (process.env.HOLD_ANSWERS === '1') {
 const anmRpc = process.env.ANM_RPC_URL;
 const anm = anmRpc ? { rpc: new AnmRpcClient(anmRpc), confirmations: 1 } : undefined;
 const market = openMarket(db, host, { feeAddresses: FEE_ADDRESSES, forward: { allowPrivate: true }, anm });
+// FEE_FAULT: the process stops in the fee step of a served USDC call, prints `fee-fault` and
+// waits to be killed. `before-transfer` / `after-transfer`: the fee is settled apart from the
+// answer's record (as on a ledger that cannot carry it in that statement), and the process stops
+// before the transfer, or after it committed but before the purchase recorded it.
+// `after-record`: right after the statement that records the answer and moves the fee (ADR 0052).
+const fault = process.env.FEE_FAULT;
+const stop = (): Promise<never> => {
+  process.stdout.write('fee-fault\n');
+  return new Promise<never>(() => undefined);
+};
+if (fault === 'before-transfer' || fault === 'after-transfer') {
+  (market.ledger as { settlementCompanion?: unknown }).settlementCompanion = undefined;
+  const transfer = market.ledger.transferWithAuthorization.bind(market.ledger);
+  market.ledger.transferWithAuthorization = async (a, nowS) => {
+    if (a.to.toLowerCase() !== FEE_ADDRESSES.USDC.toLowerCase()) return transfer(a, nowS);
+    if (fault === 'after-transfer') await transfer(a, nowS);
+    return stop();
+  };
+}
+if (fault === 'after-record') {
+  const apply = host.apply.bind(host);
+  host.apply = async (target, event, companion) => {
+    const r = await apply(target, event, companion);
+    return 'fee_tx' in event ? stop() : r;
+  };
+}
 await market.index.refresh();
 const app = await buildMarketApp({ ...market, perIpPerMinute: 1e6 });
 process.stdout.write(`${await app.listen({ port: 0, host: '127.0.0.1' })}\n`);

@@ -13,18 +13,27 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
-import { openMarket } from '../../runtime/market/index.ts';
+import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
+import type { Db } from '../../storage/db.ts';
 import { openReal, realAvailable } from '../helpers/backends.ts';
 import { seller, signedListing, signLeg } from '../fixtures/market.ts';
 import { FEE_ADDRESSES } from './harness.ts';
 import { startChild } from './market-child.ts';
 
+type Left = { market: MarketServices; host: ActorHost; db: Db; intentId: string };
+
 /**
  * A listed seller served by `answer` (which may kill the child), a funded buyer and a
- * marketplace child process (`env`); `run` gets the child's execute call and checks that the
- * purchase it leaves behind never takes a fee.
+ * marketplace child process (`env`); `run` gets the child's execute call (and `printed`, to
+ * wait for a line the child writes where a fault hook stopped it); once the child is dead,
+ * `left` checks what the next process makes of the purchase it left behind.
  */
-async function killedDuring(answer: (res: http.ServerResponse, kill: () => void) => void, env: Record<string, string>, run: (call: Promise<Response>, kill: () => void) => Promise<void>): Promise<{ sellerHits: number }> {
+async function killedDuring(
+  answer: (res: http.ServerResponse, kill: () => void) => void,
+  env: Record<string, string>,
+  run: (call: Promise<Response>, kill: () => void, printed: (line: string) => Promise<void>) => Promise<void>,
+  left: (l: Left) => Promise<void>,
+): Promise<{ sellerHits: number }> {
   const b = await openReal();
   let child: ChildProcess | undefined;
   const kill = () => child?.kill('SIGKILL');
@@ -52,22 +61,9 @@ async function killedDuring(answer: (res: http.ServerResponse, kill: () => void)
     const fee = await signLeg(buyer, { to: FEE_ADDRESSES.USDC, value: 100n });
     const sellerPayment = Buffer.from(JSON.stringify(await signLeg(buyer, { to: s.evm.address, value: 20_000n }))).toString('base64');
     const call = fetch(`${url}/api/v1/route/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ intent_id: q.intent_id, fee_payment: { legs: { fee } }, seller_payment: sellerPayment }) });
-    await run(call, kill);
+    await run(call, kill, started.printed);
     expect(await exited).toBe('SIGKILL');
-
-    const intentId = q.intent_id as string;
-    const left = (await market.purchases.read(intentId))!;
-    expect([left.status, left.ctx.execution?.seller_status]).toEqual(['EXECUTING', null]);
-    // The next process's watch takes no fee for a call with no recorded answer.
-    await market.executions.reconcile();
-    expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
-    const { rows } = await b.db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'execution'`, [intentId]);
-    const r = await host.apply({ kind: 'purchase', id: intentId }, { type: 'timer.expired', id: 'exec-deadline', at: Date.now() + 60_000, timer: 'execution', generation: rows[0]!.generation });
-    expect(r.status).toBe('SELLER_FAILED');
-    await market.executions.reconcile();
-    expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
-    const p = (await market.purchases.read(intentId))!;
-    expect(await market.ledger.authorizationState(p.ctx.execution!.fee.payer, p.ctx.execution!.fee.nonce)).toBe(false);
+    await left({ market, host, db: b.db, intentId: q.intent_id as string });
     return { sellerHits };
   } finally {
     kill();
@@ -75,6 +71,54 @@ async function killedDuring(answer: (res: http.ServerResponse, kill: () => void)
     await new Promise((r) => sellerServer.close(r));
     await b.close();
   }
+}
+
+/** A call with no recorded answer: the next process's reconcile takes no fee, and its deadline ends it SELLER_FAILED with the fee authorization never used. */
+async function neverTakesFee({ market, host, db, intentId }: Left): Promise<void> {
+  const left = (await market.purchases.read(intentId))!;
+  expect([left.status, left.ctx.execution?.seller_status]).toEqual(['EXECUTING', null]);
+  await market.executions.reconcile();
+  expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
+  const { rows } = await db.query<{ generation: number }>(`SELECT generation FROM timers WHERE actor_id = $1 AND name = 'execution'`, [intentId]);
+  const r = await host.apply({ kind: 'purchase', id: intentId }, { type: 'timer.expired', id: 'exec-deadline', at: Date.now() + 60_000, timer: 'execution', generation: rows[0]!.generation });
+  expect(r.status).toBe('SELLER_FAILED');
+  await market.executions.reconcile();
+  expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(0n);
+  const p = (await market.purchases.read(intentId))!;
+  expect(await market.ledger.authorizationState(p.ctx.execution!.fee.payer, p.ctx.execution!.fee.nonce)).toBe(false);
+}
+
+/**
+ * A served call whose fee step the child died in: the next process's reconcile leaves the fee
+ * taken exactly once (`moved`: whether the dead process had moved it already), its nonce used by
+ * one transfer, and the purchase SETTLED with that transfer; a second reconcile changes nothing.
+ */
+const feeTakenOnce = (moved: boolean) => async ({ market, db, intentId }: Left): Promise<void> => {
+  const before = (await market.purchases.read(intentId))!;
+  expect(before.ctx.execution?.seller_status).toBe(200);
+  expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(moved ? 100n : 0n);
+  const { payer, nonce } = before.ctx.execution!.fee;
+  for (let i = 0; i < 2; i++) {
+    await market.executions.reconcile();
+    const p = (await market.purchases.read(intentId))!;
+    expect(p.status).toBe('SETTLED');
+    expect(await market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(100n);
+    expect(await market.ledger.balanceOf(payer)).toBe(1_000_000n - 100n);
+    const uses = await db.query<{ tx_hash: string }>(`SELECT tx_hash FROM usdc_authorizations WHERE authorizer = $1 AND nonce = $2`, [payer.toLowerCase(), nonce.toLowerCase()]);
+    expect(uses.rows.map((r) => r.tx_hash)).toEqual([p.ctx.execution!.fee.tx]);
+  }
+};
+
+const served = (res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"map":"here"}');
+
+/** The buyer gets the served answer, then the child stops in its fee step and is killed there. */
+async function killedInFeeStep(call: Promise<Response>, kill: () => void, printed: (line: string) => Promise<void>): Promise<void> {
+  const stopped = printed('fee-fault');
+  const r = await call;
+  expect(r.status).toBe(200);
+  expect(await r.json()).toMatchObject({ status: 200, body: '{"map":"here"}' });
+  await stopped;
+  kill();
 }
 
 describe.skipIf(!realAvailable)('routed execution: marketplace killed mid-execution (PostgreSQL + NATS)', () => {
@@ -85,6 +129,7 @@ describe.skipIf(!realAvailable)('routed execution: marketplace killed mid-execut
       async (call) => {
         await expect(call).rejects.toThrow();
       },
+      neverTakesFee,
     );
     expect(sellerHits).toBe(1);
   });
@@ -99,7 +144,18 @@ describe.skipIf(!realAvailable)('routed execution: marketplace killed mid-execut
         expect(await r.json()).toMatchObject({ status: 200, body: '{"map":"here"}', purchase_status: 'EXECUTING' });
         kill();
       },
+      neverTakesFee,
     );
+    expect(sellerHits).toBe(1);
+  });
+
+  // Issue 21 "Fault test": killed during or right after the fee settlement, a fee is never settled twice.
+  it.each([
+    ['before-transfer', 'after the answer was recorded, before the fee transfer: the next process takes the fee once', false],
+    ['after-transfer', 'after the fee transfer committed, before the purchase recorded it: the next process records that transfer and takes no second one', true],
+    ['after-record', 'right after the statement that records the answer and moves the fee: the next process takes nothing more', true],
+  ] as const)('killed in the fee step (%s), %s (issue 21 "never settles a fee twice")', { timeout: 60_000 }, async (fault, _what, moved) => {
+    const { sellerHits } = await killedDuring(served, { FEE_FAULT: fault }, killedInFeeStep, feeTakenOnce(moved));
     expect(sellerHits).toBe(1);
   });
 });
