@@ -182,9 +182,13 @@ describe('POST /api/v1/purchase (marketplace.md:94, :97; DESIGN §5 Purchase)', 
     const l = await legs();
     expect((await purchase(first.intent_id, l)).status).toBe(200);
     const second = await quote();
+    const before = await balances();
     const res = await purchase(second.intent_id, l);
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('leg_replayed');
+    // Refused, it moved nothing and left the second intent as quoted.
+    expect(await balances()).toEqual(before);
+    expect((await h.req('GET', `/api/v1/purchases/${second.intent_id}`)).json.status).toBe('QUOTED');
   });
 
   it('an expired quote → 410 quote_expired; no idempotency-key → 400; unknown intent → 404; bad JSON → 400', async () => {
