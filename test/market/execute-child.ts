@@ -50,7 +50,7 @@ if (fault === 'after-record') {
   const apply = host.apply.bind(host);
   host.apply = async (target, event, companion) => {
     const r = await apply(target, event, companion);
-    return 'fee_tx' in event ? stop() : r;
+    return (event as { fee_tx?: unknown }).fee_tx !== undefined ? stop() : r;
   };
 }
 await market.index.refresh();
