@@ -46,7 +46,8 @@ export function createBatcher(db: Db, max = MAX_CREATE_BATCH): TurnBatcher<Plann
  * none), or a companion without a batch form.
  */
 function groupOf(p: PlannedCreate): string | null {
-  if (p.companion || p.parts.timerDeletes || p.companions.some((c) => !c.batch)) return null;
+  // A guard is a condition on one create's rows, which the batch statement does not check.
+  if (p.companion || p.parts.timerDeletes || p.companions.some((c) => !c.batch || c.guard !== undefined)) return null;
   return `${p.def.kind}:${batchKey(partsOf(p))}`;
 }
 

@@ -34,7 +34,11 @@ export function updateBatcher(db: Db, max = MAX_UPDATE_BATCH): TurnBatcher<Plann
     distinct: (w) => w.target.id,
     alone: async (w) => (await runWrite(db, w)).rows[0]?.n === 1,
     together: async (ws) => {
-      const r = await db.query<{ written: string[] | null }>(batchStatement(partsOf(ws[0]!)), batchParams(ws));
+      // Rows in id order: the plan locks the actors in the array's order, so two batches (two
+      // processes, or two shapes in one) over the same actors take their locks in one order
+      // rather than deadlocking (each then waiting deadlock_timeout before its one-by-one retry).
+      const byId = [...ws].sort((a, b) => (a.target.id < b.target.id ? -1 : a.target.id > b.target.id ? 1 : 0));
+      const r = await db.query<{ written: string[] | null }>(batchStatement(partsOf(ws[0]!)), batchParams(byId));
       const written = new Set(r.rows[0]?.written ?? []);
       return ws.map((w) => written.has(w.target.id));
     },
