@@ -13,7 +13,7 @@ import type { Db, SqlParam } from '../../storage/db.ts';
 import type { ApplyResult, CreateCompanion } from './actor-types.ts';
 import { TurnBatcher } from './turn-batch.ts';
 import { writeCreate, type PlannedCreate } from './create-statement.ts';
-import { ownedRowJson } from './effect-plan.ts';
+import { batchEffectCtes, batchEffectParams } from './batch-effects.ts';
 import { memoStatements } from './write-statement.ts';
 import { companionRows } from './companions.ts';
 
@@ -72,15 +72,10 @@ const batchStatement = memoStatements<BatchParts>(batchKey, (p) => {
     `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
             SELECT x.id, 1, x.event_id, x.event, NULL, x.state, to_timestamp(x.at / 1000) FROM x)`,
   ];
-  if (p.outbox) {
-    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-           SELECT o.actor_id, o.msg_id, o.subject, o.payload FROM jsonb_to_recordset($${++n}::jsonb) AS o(actor_id text, msg_id text, subject text, payload jsonb))`);
-  }
-  if (p.timerUpserts) {
-    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
-           SELECT t.actor_id, t.name, t.kind, t.event_type, t.fire_at, t.generation
-             FROM jsonb_to_recordset($${++n}::jsonb) AS t(actor_id text, name text, kind text, event_type text, fire_at timestamptz, generation integer))`);
-  }
+  // Every actor of a create batch is written (it commits or fails whole); a new actor has no timers yet.
+  const effects = batchEffectCtes({ ...p, timerDeletes: false }, n, false);
+  ctes.push(...effects.ctes);
+  n = effects.n;
   for (const c of p.companions) {
     ctes.push(c.batch!.cte(n + 1));
     n += c.batch!.arity ?? 1;
@@ -93,19 +88,12 @@ const batchStatement = memoStatements<BatchParts>(batchKey, (p) => {
 function batchParams(plans: PlannedCreate[]): SqlParam[] {
   const j = JSON.stringify;
   const first = plans[0]!;
-  const actors: string[] = [];
-  const outbox: string[] = [];
-  const timers: string[] = [];
-  for (const p of plans) {
-    const { id } = p.target;
+  const actors = plans.map((p) => {
     const r = p.result;
-    actors.push(`{"id":${j(id)},"merchant":${j(r.merchant)},"mode":${j(r.mode)},"state":${j(r.status)},"snapshot":${p.snapshotJson},"event_id":${j(p.event.id)},"event":${p.eventJson},"at":${j(p.event.at)}}`);
-    for (const o of p.effects.outbox) outbox.push(ownedRowJson(id, o));
-    for (const t of p.effects.timerUpserts) timers.push(ownedRowJson(id, t));
-  }
+    return `{"id":${j(p.target.id)},"merchant":${j(r.merchant)},"mode":${j(r.mode)},"state":${j(r.status)},"snapshot":${p.snapshotJson},"event_id":${j(p.event.id)},"event":${p.eventJson},"at":${j(p.event.at)}}`;
+  });
   const params: SqlParam[] = [first.def.kind, first.def.version, `[${actors.join(',')}]`];
-  if (first.parts.outbox) params.push(`[${outbox.join(',')}]`);
-  if (first.parts.timerUpserts) params.push(`[${timers.join(',')}]`);
+  params.push(...batchEffectParams({ ...first.parts, timerDeletes: false }, plans.map((p) => ({ id: p.target.id, effects: p.effects }))));
   for (const [i, c] of first.companions.entries()) params.push(...companionRows(c, plans.map((p) => [p.companions[i]!, p.result])));
   return params;
 }

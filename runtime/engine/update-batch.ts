@@ -17,7 +17,7 @@ import type { CreateCompanion } from './actor-types.ts';
 import { companionRows } from './companions.ts';
 import { runWrite, type PlannedWrite } from './event-write.ts';
 import { TurnBatcher } from './turn-batch.ts';
-import { ownedRowJson } from './effect-plan.ts';
+import { batchEffectCtes, batchEffectParams } from './batch-effects.ts';
 import { memoStatements, type WriteParts } from './write-statement.ts';
 
 /** Optimistic writes in one statement at most: the statement's parameters grow with it, and a failed batch is retried one by one. */
@@ -77,23 +77,9 @@ const batchStatement = memoStatements<Parts>(batchKey, (p) => {
     `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
            SELECT x.id, x.version, x.event_id, x.event, x.state_before, x.state_after, to_timestamp(x.at / 1000) FROM ev x WHERE x.id IN (SELECT actor_id FROM pe))`,
   ];
-  if (p.outbox) {
-    ctes.push(`ob AS (INSERT INTO outbox (actor_id, msg_id, subject, payload)
-           SELECT o.actor_id, o.msg_id, o.subject, o.payload FROM jsonb_to_recordset($${++n}::jsonb) AS o(actor_id text, msg_id text, subject text, payload jsonb)
-            WHERE ${applied('o')})`);
-  }
-  if (p.timerDeletes) {
-    ctes.push(`td AS (DELETE FROM timers t USING jsonb_to_recordset($${++n}::jsonb) AS d(actor_id text, name text)
-            WHERE t.actor_id = d.actor_id AND t.name = d.name AND ${applied('d')})`);
-  }
-  if (p.timerUpserts) {
-    ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
-           SELECT t.actor_id, t.name, t.kind, t.event_type, t.fire_at, t.generation
-             FROM jsonb_to_recordset($${++n}::jsonb) AS t(actor_id text, name text, kind text, event_type text, fire_at timestamptz, generation integer)
-            WHERE ${applied('t')}
-           ON CONFLICT (actor_id, name) DO UPDATE
-             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL)`);
-  }
+  const effects = batchEffectCtes(p, n, true, applied);
+  ctes.push(...effects.ctes);
+  n = effects.n;
   for (const c of p.companions) {
     ctes.push(c.batch!.cte(n + 1, 'pe'));
     n += c.batch!.arity ?? 1;
@@ -110,21 +96,9 @@ const batchStatement = memoStatements<Parts>(batchKey, (p) => {
 function batchParams(ws: PlannedWrite[]): SqlParam[] {
   const j = JSON.stringify;
   const first = ws[0]!;
-  const events: string[] = [];
-  const outbox: string[] = [];
-  const deletes: string[] = [];
-  const timers: string[] = [];
-  for (const w of ws) {
-    const id = w.target.id;
-    events.push(`{"id":${j(id)},"event_id":${j(w.event.id)},"version":${w.version},"event":${w.eventJson},"state_before":${j(w.stateBefore)},"state_after":${j(w.next.status)},"at":${j(w.event.at)},"snapshot":${w.next.json}}`);
-    for (const o of w.effects.outbox) outbox.push(ownedRowJson(id, o));
-    for (const name of w.effects.timerDeletes) deletes.push(`{"actor_id":${j(id)},"name":${j(name)}}`);
-    for (const t of w.effects.timerUpserts) timers.push(ownedRowJson(id, t));
-  }
+  const events = ws.map((w) => `{"id":${j(w.target.id)},"event_id":${j(w.event.id)},"version":${w.version},"event":${w.eventJson},"state_before":${j(w.stateBefore)},"state_after":${j(w.next.status)},"at":${j(w.event.at)},"snapshot":${w.next.json}}`);
   const params: SqlParam[] = [`[${events.join(',')}]`];
-  if (first.parts.outbox) params.push(`[${outbox.join(',')}]`);
-  if (first.parts.timerDeletes) params.push(`[${deletes.join(',')}]`);
-  if (first.parts.timerUpserts) params.push(`[${timers.join(',')}]`);
+  params.push(...batchEffectParams(first.parts, ws.map((w) => ({ id: w.target.id, effects: w.effects }))));
   for (const [i, c] of first.companions.entries()) params.push(...companionRows(c, ws.map((w) => [w.companions[i]!, w.result])));
   return params;
 }

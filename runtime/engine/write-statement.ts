@@ -133,6 +133,11 @@ function dedupe(where: string): string {
                WHERE processed_events.outcome = 'ignored' RETURNING 1)`;
 }
 
+/** A timer row replacing the actor's timer of that name: rescheduled, not yet fired. */
+export const TIMER_UPSERT = `
+           ON CONFLICT (actor_id, name) DO UPDATE
+             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL`;
+
 /**
  * The outbox and timer CTEs of a write, each writing only if the CTE `gate` has a row; their
  * parameters follow `$n` in this order: outbox JSON, timer names to delete, timer rows JSON.
@@ -152,13 +157,7 @@ export function effectCtes(p: Pick<WriteParts, 'outbox' | 'timerDeletes' | 'time
     ctes.push(`ti AS (INSERT INTO timers (actor_id, name, kind, event_type, fire_at, generation)
            SELECT $1, x.name, x.kind, x.event_type, x.fire_at, x.generation
              FROM jsonb_to_recordset($${++n}::jsonb) AS x(name text, kind text, event_type text, fire_at timestamptz, generation integer)
-            WHERE ${when}${
-              upsert
-                ? `
-           ON CONFLICT (actor_id, name) DO UPDATE
-             SET kind = EXCLUDED.kind, event_type = EXCLUDED.event_type, fire_at = EXCLUDED.fire_at, generation = EXCLUDED.generation, fired_at = NULL`
-                : ''
-            })`);
+            WHERE ${when}${upsert ? TIMER_UPSERT : ''})`);
   }
   return { ctes, n };
 }
