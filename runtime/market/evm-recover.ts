@@ -12,9 +12,8 @@
  * are checked here, not left to a library, so they hold whatever it accepts.
  */
 import { createRequire } from 'node:module';
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { recover as wasmRecover } from 'tiny-secp256k1';
+import { hexOf, keccak256 } from './keccak.ts';
 
 /** An uncompressed public key (65 bytes, 0x04 ‖ x ‖ y) from a 64-byte r ‖ s, its recovery id and the digest; null when none. */
 type Recover = (rs: Uint8Array, recId: 0 | 1, digest: Uint8Array) => Uint8Array | null;
@@ -58,14 +57,24 @@ const ADDRESSES_KEPT = 4_096;
 
 function addressOf(key: Uint8Array): string {
   const xy = key.subarray(1);
-  const hex = bytesToHex(xy);
+  const hex = hexOf(xy);
   let address = addresses.get(hex);
   if (address === undefined) {
-    address = `0x${bytesToHex(keccak_256(xy).subarray(12))}`;
+    address = `0x${hexOf(keccak256(xy).subarray(12))}`;
     if (addresses.size >= ADDRESSES_KEPT) addresses.clear();
     addresses.set(hex, address);
   }
   return address;
+}
+
+/**
+ * The digest's 32 bytes by Buffer's native decoder, which stops quietly at the first byte that
+ * is not hex: what is not 32 bytes of hex throws, as `hexToBytes` did, and has no signer.
+ */
+function digestBytes(digest: string): Buffer {
+  const bytes = Buffer.from(digest.slice(2), 'hex');
+  if (digest.length !== 66 || bytes.length !== 32) throw new Error('a digest is 32 bytes of hex');
+  return bytes;
 }
 
 /** Lower-case `0x` address of the signer, or null for a signature the token would refuse. */
@@ -77,7 +86,7 @@ export function recoverSigner(digest: `0x${string}`, signature: string, recover:
   if (v !== 27 && v !== 28) return null;
   if (r === 0n || r >= N || s === 0n || s > HALF_N) return null;
   try {
-    const key = recover(hexToBytes(signature.slice(2, 130)), (v - 27) as 0 | 1, hexToBytes(digest.slice(2)));
+    const key = recover(Buffer.from(signature.slice(2, 130), 'hex'), (v - 27) as 0 | 1, digestBytes(digest));
     if (key === null) return null;
     return addressOf(key);
   } catch {
