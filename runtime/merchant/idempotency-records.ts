@@ -49,21 +49,28 @@ export class IdempotencyRecords {
    * The first response written in the statement that creates the intent (`CreateCompanion`),
    * or that records a marketplace purchase (ADR 0034): it commits with the event, and costs
    * no statement of its own. `render` makes the body from the actor as the event leaves it;
-   * the route sends what it returned.
+   * the route sends what it returned. The write takes the companion's parameters when it is
+   * planned and its batch rows when it is written with others (update-batch.ts): the body is
+   * rendered once per result, not once for each (ADR 0095).
    */
   withCreate(merchant: string, mode: KeyScope, key: string, status: number, headers: Record<string, string>, render: (created: ApplyResult) => string): CreateCompanion {
+    let last: { created: ApplyResult; body: string } | undefined;
+    const body = (created: ApplyResult): string => {
+      if (last?.created !== created) last = { created, body: render(created) };
+      return last.body;
+    };
     return {
       name: 'idempotency_done',
       arity: 6,
       cte: (n) => `idem AS (UPDATE idempotency_keys SET state = 'done', status = $${n}, headers = $${n + 1}::jsonb, body = convert_to($${n + 2}, 'UTF8'), updated_at = now()
            WHERE merchant = $${n + 3} AND mode = $${n + 4} AND key = $${n + 5} AND EXISTS (SELECT 1 FROM pe))`,
-      params: (created) => [status, JSON.stringify(headers), render(created), merchant, mode, key],
+      params: (created) => [status, JSON.stringify(headers), body(created), merchant, mode, key],
       // Marketplace purchases recorded together (ADR 0090): each row names the actor whose event writes it.
       batch: {
         cte: (n, applied) => `idem AS (UPDATE idempotency_keys k SET state = 'done', status = r.status, headers = r.headers, body = convert_to(r.body, 'UTF8'), updated_at = now()
            FROM jsonb_to_recordset($${n}::jsonb) AS r(actor_id text, status integer, headers jsonb, body text, merchant text, mode text, key text)
            WHERE k.merchant = r.merchant AND k.mode = r.mode AND k.key = r.key${applied ? ` AND r.actor_id IN (SELECT actor_id FROM ${applied})` : ''})`,
-        rows: (created) => [[{ actor_id: created.actorId, status, headers, body: render(created), merchant, mode, key }]],
+        rows: (created) => [[{ actor_id: created.actorId, status, headers, body: body(created), merchant, mode, key }]],
       },
     };
   }
