@@ -30,6 +30,18 @@ describe('idempotency request fingerprint (spec Endpoints rule 1: same key, same
     );
   });
 
+  it('quotes any string as JSON.stringify does: controls, quotes, backslashes, DEL, non-ASCII, lone surrogates, as keys and values', () => {
+    const units = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 12 }).map((cs) => String.fromCharCode(...cs));
+    const text = fc.oneof(units, fc.string({ unit: 'binary' }), fc.string(), fc.constantFrom('', '"', '\\', '\u007f', '\u001f', '\ud800', 'a"b\\c'));
+    fc.assert(
+      fc.property(fc.dictionary(text, fc.oneof(text, fc.array(text, { maxLength: 3 }))), text, (o, s) => {
+        expect(canonicalJson(o)).toBe(joinedJson(o));
+        expect(canonicalJson(s)).toBe(JSON.stringify(s));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('gives the same hash as the three-update digest, so stored records still match their retries', () => {
     fc.assert(
       fc.property(fc.string(), parsedJson, (route, v) => {

@@ -41,13 +41,21 @@ export function idempotencyKey(req: FastifyRequest, opts?: { optional: true }): 
   return text;
 }
 
+/** Text JSON.stringify writes as is between quotes: printable ASCII but `"` and `\\`. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A string's JSON: quoted directly when nothing in it needs an escape, else JSON.stringify's. */
+const quoted = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
+
 /**
  * JSON with object keys sorted, so the same body with other whitespace or key order matches.
- * Written in one pass into one string (a purchase's body has some forty members): the same text
- * as mapping and joining each level, which stored request hashes depend on
- * (gateway/http/idempotency.test.ts holds the two equal).
+ * Written in one pass into one string (a purchase's body has some forty members), strings
+ * without escapes quoted directly rather than through JSON.stringify (nearly every key and
+ * value of a body: ADR 0095): the same text as mapping and joining each level, which stored
+ * request hashes depend on (gateway/http/idempotency.test.ts holds the two equal).
  */
 export function canonicalJson(v: unknown): string {
+  if (typeof v === 'string') return quoted(v);
   if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) {
     let s = '[';
@@ -63,7 +71,10 @@ export function canonicalJson(v: unknown): string {
   let s = '{';
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    s += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(o[k])}`;
+    if (i > 0) s += ',';
+    s += quoted(k);
+    s += ':';
+    s += canonicalJson(o[k]);
   }
   return `${s}}`;
 }
