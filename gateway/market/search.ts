@@ -5,10 +5,9 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ListingRecord } from '../../machines/listing/view.ts';
 import { MARKET_FEE_BPS, MARKET_LANES, maxPriceAccepted } from '../../machines/money/market.ts';
 import { laneNetwork } from '../../runtime/market/requirements.ts';
-import type { SearchHit, SearchIndex } from '../../runtime/market/search-index.ts';
+import { openRecordJson, type SearchHit, type SearchIndex } from '../../runtime/market/search-index.ts';
 import { SecondSight } from '../../runtime/market/second-sight.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import { baseUrl } from './base-url.ts';
@@ -16,7 +15,7 @@ import type { MarketDeps } from './deps.ts';
 import { parseQuery } from './query.ts';
 
 const asset = z.enum(['USDC', 'ANM']);
-const searchQuery = z
+export const searchQuery = z
   .strictObject({
     capability: z.string().max(500).optional(),
     max_price: z.string().max(100).optional(),
@@ -28,12 +27,31 @@ const searchQuery = z
     message: 'a decimal string greater than zero, with no more places than the asset has (9 with no asset named)',
   });
 
-/** A record's JSON without its closing brace, written once per version of the record. */
-const recordJson = new WeakMap<ListingRecord, string>();
-function openRecordJson(r: ListingRecord): string {
-  let j = recordJson.get(r);
-  if (j === undefined) recordJson.set(r, (j = JSON.stringify(r).slice(0, -1)));
-  return j;
+type SearchParams = z.infer<typeof searchQuery>;
+const LIMIT = /^(?:[1-9][0-9]?|100)$/;
+
+/**
+ * A query string's fields checked by hand when each is a single value in its plainest form
+ * (a limit of one to three digits without a sign, space or leading zero): exactly what
+ * `searchQuery` gives for it, without zod's pass, which was a tenth of a new question's cost
+ * (ADR 0096). Anything else (an unknown or repeated field, another form of a number, a value
+ * too long, a ceiling refused) is undefined, and zod checks it and words its refusal.
+ * search-equivalence.test.ts holds the two equal over generated query strings.
+ */
+export function plainSearchQuery(query: unknown): SearchParams | undefined {
+  if (typeof query !== 'object' || query === null) return undefined;
+  const q = query as Record<string, unknown>;
+  const out: SearchParams = { limit: 20 };
+  for (const key of Object.keys(q)) {
+    const v = q[key];
+    if (typeof v !== 'string') return undefined;
+    if (key === 'capability' && v.length <= 500) out.capability = v;
+    else if (key === 'max_price' && v.length <= 100) out.max_price = v;
+    else if (key === 'asset' && (v === 'USDC' || v === 'ANM')) out.asset = v;
+    else if (key === 'limit' && LIMIT.test(v)) out.limit = Number(v);
+    else return undefined;
+  }
+  return out.max_price === undefined || maxPriceAccepted(out.asset, out.max_price) ? out : undefined;
 }
 
 /**
@@ -87,7 +105,7 @@ export function searchAnswers(index: SearchIndex): (url: string, query: unknown)
     const generation = index.generation;
     let a = asked.get(url);
     if (a === undefined || a.generation !== generation) {
-      const q = parseQuery(searchQuery, query);
+      const q = plainSearchQuery(query) ?? parseQuery(searchQuery, query);
       const known = a !== undefined || sight.seenBefore(url);
       a = { generation, limit: q.limit, hits: index.search({ capability: q.capability, maxPrice: q.max_price, asset: q.asset, limit: q.limit + 1 }) };
       if (known) {

@@ -18,8 +18,9 @@ import MiniSearch, { type SearchOptions } from 'minisearch';
 import { parseCeiling, type MarketAsset } from '../../machines/money/market.ts';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { Listings } from './listings.ts';
-import { PriceFilter, type Ceilings } from './search-prices.ts';
+import { PriceFilter, type Ceilings, type Under } from './search-prices.ts';
 import { heldEntries, Ranker, termHits, type TermHits } from './search-rank.ts';
+import { wordScores } from './search-score.ts';
 import { SecondSight } from './second-sight.ts';
 
 interface Doc {
@@ -73,6 +74,13 @@ export function wordOptions(word: string): SearchOptions & { prefix: boolean; fu
 }
 
 export const SEARCH_FIELDS = ['name', 'description', 'category', 'tags'];
+const BOOSTS = SEARCH_FIELDS.map((f) => [f, BOOST[f as keyof typeof BOOST]] as const);
+
+/** The word tokenizes and processes to itself: MiniSearch would search it as this one term. */
+function isOneTerm(word: string): boolean {
+  const t = tokenize(word);
+  return t.length === 1 && t[0] === word && processTerm(word) === word;
+}
 
 export class SearchIndex {
   private readonly mini = new MiniSearch<Doc>({ fields: SEARCH_FIELDS, idField: 'id' });
@@ -95,8 +103,10 @@ export class SearchIndex {
 
   upsert(r: ListingRecord): void {
     let slot = this.slotOf.get(r.resource_id);
+    const json = JSON.stringify(r).slice(0, -1);
     // The catch-up reads the newest listing again on every turn: an unchanged one keeps everything.
-    if (slot !== undefined && JSON.stringify(this.records[slot]) === JSON.stringify(r)) return;
+    if (slot !== undefined && openJson.get(this.records[slot]!) === json) return;
+    openJson.set(r, json);
     const doc = { id: r.resource_id, name: r.name, description: r.description, category: r.category, tags: r.tags.join(' ') };
     const text = JSON.stringify([doc.name, doc.description, doc.category, doc.tags]);
     if (slot === undefined) {
@@ -166,30 +176,57 @@ export class SearchIndex {
   search(q: SearchQuery): readonly SearchHit[] {
     const words = q.capability?.trim() ? queryWords(q.capability) : null;
     const ceilings = ceilingsOf(q.maxPrice);
-    const key = JSON.stringify([words, ceilings && [String(ceilings.USDC), String(ceilings.ANM)], q.asset ?? null, q.limit ?? 0]);
-    const kept = this.answers.get(key);
-    if (kept) {
-      this.answers.delete(key);
-      this.answers.set(key, kept);
-      return kept;
+    const limit = q.limit ?? 0;
+    const filters = [ceilings && [String(ceilings.USDC), String(ceilings.ANM)], q.asset ?? null, limit];
+    const asked = JSON.stringify([words, ...filters]);
+    let key = asked;
+    const kept = this.kept(key);
+    if (kept) return kept;
+    let hits: SearchHit[];
+    if (words === null) hits = this.all(this.prices.under(ceilings, q.asset), limit);
+    else {
+      const times = new Map<string, number>();
+      for (const w of words) times.set(w, (times.get(w) ?? 0) + 1);
+      const matched = [...times].map(([w, n]) => ({ word: w, hits: this.hitsOf(w), times: n })).filter((m) => m.hits.slots.length > 0);
+      if (matched.length < times.size) {
+        // A word no listing holds (not even by prefix or typo) adds nothing to any score nor to
+        // any listing's count of matched words: the answer is the one without it, and so is the
+        // kept answer it may already have (ADR 0096).
+        const holds = new Set(matched.map((m) => m.word));
+        key = JSON.stringify([words.filter((w) => holds.has(w)), ...filters]);
+        const same = this.kept(key);
+        if (same) return same;
+      }
+      hits = this.ranked(matched, this.prices.under(ceilings, q.asset), limit);
     }
-    const hits = this.rank(words, ceilings, q.asset, q.limit ?? 0);
-    if (!this.answersSeen.seenBefore(key)) return hits;
+    // A question asked again is kept under its words that match, as is one whose words that match were asked before.
+    let again = this.answersSeen.seenBefore(key);
+    if (key !== asked && this.answersSeen.seenBefore(asked)) again = true;
+    if (!again) return hits;
     if (this.answers.size >= ANSWERS_MAX) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, hits);
     return hits;
   }
 
-  private rank(words: string[] | null, ceilings: Ceilings | null, asset: MarketAsset | undefined, limit: number): SearchHit[] {
-    const pass = this.prices.under(ceilings, asset);
-    const out: SearchHit[] = [];
-    if (words === null) {
-      for (let s = 0; s < this.records.length && (!limit || out.length < limit); s++) if (pass.has(s)) out.push({ record: this.records[s]!, score: 0 });
-      return out;
+  /** The kept answer to a question's key, made the newest. */
+  private kept(key: string): readonly SearchHit[] | undefined {
+    const kept = this.answers.get(key);
+    if (kept) {
+      this.answers.delete(key);
+      this.answers.set(key, kept);
     }
-    const times = new Map<string, number>();
-    for (const w of words) times.set(w, (times.get(w) ?? 0) + 1);
-    const matched = [...times].map(([w, n]) => ({ hits: this.hitsOf(w), times: n })).filter((m) => m.hits.slots.length > 0);
+    return kept;
+  }
+
+  /** No words: every listing under the ceilings, in the order first seen. */
+  private all(pass: Under, limit: number): SearchHit[] {
+    const out: SearchHit[] = [];
+    for (let s = 0; s < this.records.length && (!limit || out.length < limit); s++) if (pass.has(s)) out.push({ record: this.records[s]!, score: 0 });
+    return out;
+  }
+
+  private ranked(matched: ReadonlyArray<{ hits: TermHits; times: number }>, pass: Under, limit: number): SearchHit[] {
+    const out: SearchHit[] = [];
     if (!matched.length) return out;
     for (const r of this.ranker.rank(matched, this.records.length, limit, pass)) out.push({ record: this.records[r.slot]!, score: r.score });
     return out;
@@ -226,8 +263,15 @@ export class SearchIndex {
    */
   private scored(word: string): Array<{ slot: number; score: number }> {
     const mini = this.mini as unknown as MiniInternals;
+    const options = wordOptions(word);
     const out: Array<{ slot: number; score: number }> = [];
-    for (const [short, r] of mini.executeQuery(word, wordOptions(word))) {
+    // A word as `queryWords` gives it is one term to MiniSearch too: its scores without the wrapping (ADR 0096).
+    const scores = isOneTerm(word) ? wordScores(mini, word, options, BOOSTS) : null;
+    if (scores) {
+      for (const [short, score] of scores) out.push({ slot: this.slotOf.get(String(mini._documentIds.get(short)))!, score });
+      return out;
+    }
+    for (const [short, r] of mini.executeQuery(word, options)) {
       out.push({ slot: this.slotOf.get(String(mini._documentIds.get(short)))!, score: r.score * (r.terms.length || 1) });
     }
     return out;
@@ -240,6 +284,21 @@ interface MiniInternals {
   _documentIds: Map<number, unknown>;
 }
 
+
+/**
+ * Each listing record's JSON without its closing brace, written when the index takes the
+ * record: what tells an unchanged record on the catch-up, and what an answer's body is made
+ * of, so that a question that brings a listing to a page for the first time does not
+ * serialize it on the request path (ADR 0096).
+ */
+const openJson = new WeakMap<ListingRecord, string>();
+
+/** A record's JSON without its closing brace: kept for the records the index holds. */
+export function openRecordJson(r: ListingRecord): string {
+  let j = openJson.get(r);
+  if (j === undefined) openJson.set(r, (j = JSON.stringify(r).slice(0, -1)));
+  return j;
+}
 
 /** The newest probe found the endpoint's 402 paying another payee than the listing's (ADR 0071). */
 export function payeeDisowned(r: ListingRecord): boolean {

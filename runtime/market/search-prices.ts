@@ -42,14 +42,7 @@ export class PriceFilter {
   /** The listings that accept `asset` (any, if not given) at a total under its ceiling. */
   under(ceilings: Ceilings | null, asset: MarketAsset | undefined): Under {
     const orders = (this.orders ??= { USDC: this.order('USDC'), ANM: this.order('ANM') });
-    const count = (a: MarketAsset): number => {
-      if (asset !== undefined && asset !== a) return 0;
-      const totals = orders[a].totals;
-      if (ceilings === null) return totals.length;
-      const c = ceilings[a];
-      return c === null ? 0 : atOrUnder(totals, c);
-    };
-    return new Under(orders.USDC.place, count('USDC'), orders.ANM.place, count('ANM'));
+    return new Under(orders.USDC.place, count(orders, 'USDC', ceilings, asset), orders.ANM.place, count(orders, 'ANM', ceilings, asset));
   }
 
   private order(asset: MarketAsset): Order {
@@ -77,6 +70,15 @@ export class Under implements Pass {
   has(slot: number): boolean {
     return this.usdc[slot]! < this.usdcCount || this.anm[slot]! < this.anmCount;
   }
+}
+
+/** How many of `a`'s accepting listings pass: none when another asset is asked for. */
+function count(orders: Record<MarketAsset, Order>, a: MarketAsset, ceilings: Ceilings | null, asset: MarketAsset | undefined): number {
+  if (asset !== undefined && asset !== a) return 0;
+  const totals = orders[a].totals;
+  if (ceilings === null) return totals.length;
+  const c = ceilings[a];
+  return c === null ? 0 : atOrUnder(totals, c);
 }
 
 /** How many of the ascending `totals` are at or under `ceiling`. */

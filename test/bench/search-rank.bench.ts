@@ -13,7 +13,12 @@
  *   does not ask: its typo matches the word a tenth of the listings hold, all scored the first
  *   time (BENCH_OPS / 20 a round: each costs milliseconds).
  * Each row is the median of BENCH_ROUNDS rounds (default 5) of BENCH_OPS questions (default 4,000).
+ * BENCH_ONLY=<text>: only the rows whose name holds it (`new number`).
+ * BENCH_PROFILE=<file>: a V8 CPU profile of the measured rows (not the index's build) written
+ * to <file> (.cpuprofile, for Chrome's DevTools), and its functions by self time printed.
  */
+import { writeFileSync } from 'node:fs';
+import { Session, type Profiler } from 'node:inspector';
 import { parse } from 'node:querystring';
 import type { ListingContext } from '../../machines/listing/context.ts';
 import { listingRecord } from '../../machines/listing/view.ts';
@@ -110,13 +115,44 @@ const next = (): SearchQuery & { limit: number } => gen.next().value as SearchQu
 for (let i = 0; i < 3_000; i++) route(url(next()));
 const rounds = <T>(n: number, f: (i: number) => T): T[][] => Array.from({ length: ROUNDS }, (_, r) => Array.from({ length: n }, (_, i) => f(r * n + i)));
 
-const rows: Array<[string, number]> = [
-  ['index, known words', cpuPer(rounds(OPS, next), (q) => index.search({ ...q, limit: q.limit + 1 }))],
-  ['route, known words', cpuPer(rounds(OPS, () => url(next())), route)],
-  ['route, known words, limit 10', cpuPer(rounds(OPS, () => url({ ...next(), limit: 10 })), route)],
-  ['route, new number (weather+<n>)', cpuPer(rounds(Math.floor(LISTINGS / ROUNDS), (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+${i}&max_price=0.02&limit=10`), route)],
-  ['route, new p-word (weather+p<n>)', cpuPer(rounds(OPS, (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+p${i}&max_price=0.02&limit=10`), route)],
-  ['route, new typo of a word (wexther)', cpuPer(rounds(Math.ceil(OPS / 20), (i) => `/api/v1/search?capability=${typo(i)}&max_price=0.02&limit=10`), route)],
+const PROFILE = process.env.BENCH_PROFILE;
+const session = new Session();
+const post = <T>(method: string, params?: object): Promise<T> =>
+  new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r as T))));
+if (PROFILE) {
+  session.connect();
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 50 });
+  await post('Profiler.start');
+}
+
+const rows: Array<[string, () => number]> = [
+  ['index, known words', () => cpuPer(rounds(OPS, next), (q) => index.search({ ...q, limit: q.limit + 1 }))],
+  ['route, known words', () => cpuPer(rounds(OPS, () => url(next())), route)],
+  ['route, known words, limit 10', () => cpuPer(rounds(OPS, () => url({ ...next(), limit: 10 })), route)],
+  ['route, new number (weather+<n>)', () => cpuPer(rounds(Math.floor(LISTINGS / ROUNDS), (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+${i}&max_price=0.02&limit=10`), route)],
+  ['route, new p-word (weather+p<n>)', () => cpuPer(rounds(OPS, (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+p${i}&max_price=0.02&limit=10`), route)],
+  ['route, new typo of a word (wexther)', () => cpuPer(rounds(Math.ceil(OPS / 20), (i) => `/api/v1/search?capability=${typo(i)}&max_price=0.02&limit=10`), route)],
 ];
+const ONLY = process.env.BENCH_ONLY;
 process.stdout.write(`${LISTINGS} listings, ${ROUNDS} rounds of ${OPS}; CPU µs per search, median round\n`);
-for (const [name, us] of rows) process.stdout.write(`${name.padEnd(36)} ${us.toFixed(1).padStart(8)} µs\n`);
+for (const [name, f] of rows) if (!ONLY || name.includes(ONLY)) process.stdout.write(`${name.padEnd(36)} ${f().toFixed(1).padStart(8)} µs\n`);
+
+if (PROFILE) {
+  const { profile } = await post<{ profile: Profiler.Profile }>('Profiler.stop');
+  writeFileSync(PROFILE, JSON.stringify(profile));
+  printSelfTimes(profile);
+}
+
+/** The profile's functions by self time, the 30 largest, as shares of all samples. */
+function printSelfTimes(profile: Profiler.Profile): void {
+  const hits = new Map<string, number>();
+  let total = 0;
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    const at = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    hits.set(at, (hits.get(at) ?? 0) + (n.hitCount ?? 0));
+    total += n.hitCount ?? 0;
+  }
+  for (const [at, n] of [...hits].sort((a, b) => b[1] - a[1]).slice(0, 30)) process.stdout.write(`${((100 * n) / total).toFixed(1).padStart(5)} %  ${at}\n`);
+}
