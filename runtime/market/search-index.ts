@@ -20,7 +20,7 @@ import type { ListingRecord } from '../../machines/listing/view.ts';
 import type { Listings } from './listings.ts';
 import { PriceFilter, type Ceilings, type Under } from './search-prices.ts';
 import { heldEntries, Ranker, termHits, type TermHits } from './search-rank.ts';
-import { wordScores } from './search-score.ts';
+import { isOneTerm, wordScores } from './search-score.ts';
 import { SecondSight } from './second-sight.ts';
 
 interface Doc {
@@ -75,12 +75,6 @@ export function wordOptions(word: string): SearchOptions & { prefix: boolean; fu
 
 export const SEARCH_FIELDS = ['name', 'description', 'category', 'tags'];
 const BOOSTS = SEARCH_FIELDS.map((f) => [f, BOOST[f as keyof typeof BOOST]] as const);
-
-/** The word tokenizes and processes to itself: MiniSearch would search it as this one term. */
-function isOneTerm(word: string): boolean {
-  const t = tokenize(word);
-  return t.length === 1 && t[0] === word && processTerm(word) === word;
-}
 
 export class SearchIndex {
   private readonly mini = new MiniSearch<Doc>({ fields: SEARCH_FIELDS, idField: 'id' });
@@ -253,19 +247,15 @@ export class SearchIndex {
   }
 
   /**
-   * One word's score per listing. MiniSearch's `search` shapes every hit into a result object
-   * (its matched terms and fields, stored fields) and sorts them; for a word that matches a
-   * few hundred listings that is most of what a new word costs, and only the id and score are
-   * used. Its `executeQuery` (what `search` calls) gives the scores before that; `search`
-   * multiplies each by the number of query words it matched, which is 1 for one word.
-   * search-index.test.ts holds the result equal to MiniSearch's own ranking, so a release of
-   * MiniSearch that changes these internals fails there, not in production.
+   * One word's score per listing: MiniSearch's for a query of that one word (search-score.ts,
+   * ADR 0096); for a word MiniSearch would split or change, its `executeQuery` (what `search`
+   * calls before it shapes and sorts results, and multiplies each score by the number of query
+   * words matched, 1 for one word).
    */
   private scored(word: string): Array<{ slot: number; score: number }> {
     const mini = this.mini as unknown as MiniInternals;
     const options = wordOptions(word);
     const out: Array<{ slot: number; score: number }> = [];
-    // A word as `queryWords` gives it is one term to MiniSearch too: its scores without the wrapping (ADR 0096).
     const scores = isOneTerm(word) ? wordScores(mini, word, options, BOOSTS) : null;
     if (scores) {
       for (const [short, score] of scores) out.push({ slot: this.slotOf.get(String(mini._documentIds.get(short)))!, score });
@@ -283,7 +273,6 @@ interface MiniInternals {
   executeQuery(query: string, options: SearchOptions): Map<number, { score: number; terms: string[] }>;
   _documentIds: Map<number, unknown>;
 }
-
 
 /**
  * Each listing record's JSON without its closing brace, written when the index takes the

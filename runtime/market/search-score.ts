@@ -15,6 +15,8 @@
  * search-score.test.ts holds the scores equal to MiniSearch's `search`, so a release of
  * MiniSearch that changes these internals fails there.
  */
+import MiniSearch from 'minisearch';
+
 /** Per field id, each listing's (short id's) count of the term. */
 type TermData = Map<number, Map<number, number>>;
 
@@ -94,6 +96,15 @@ export function wordScores(mini: object, word: string, match: WordMatch, boosts:
     }
   }
   return scores;
+}
+
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+const processTerm = MiniSearch.getDefault('processTerm') as (term: string) => unknown;
+
+/** The word tokenizes and processes to itself: MiniSearch would search it as this one term, by `wordScores` too. */
+export function isOneTerm(word: string): boolean {
+  const t = tokenize(word);
+  return t.length === 1 && t[0] === word && processTerm(word) === word;
 }
 
 /** MiniSearch's `calcBM25Score`, expression for expression. */
