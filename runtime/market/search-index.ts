@@ -294,7 +294,17 @@ export function payeeDisowned(r: ListingRecord): boolean {
   return r.recent_scans[0]?.outcome === 'pay_to_mismatch';
 }
 
+/** Ceilings by `max_price` text: agents ask a few prices again and again, and two decimal parses to bigints were a twentieth of a new question (ADR 0096). */
+const ceilingsKept = new Map<string, Ceilings>();
+const CEILINGS_KEPT = 256;
+
 /** The ceiling in each asset's atomic units, compared by value (places beyond an asset's are floored away), or null for none. */
 function ceilingsOf(maxPrice: string | undefined): Ceilings | null {
-  return maxPrice === undefined ? null : { USDC: parseCeiling('USDC', maxPrice), ANM: parseCeiling('ANM', maxPrice) };
+  if (maxPrice === undefined) return null;
+  let c = ceilingsKept.get(maxPrice);
+  if (c === undefined) {
+    if (ceilingsKept.size >= CEILINGS_KEPT) ceilingsKept.clear();
+    ceilingsKept.set(maxPrice, (c = { USDC: parseCeiling('USDC', maxPrice), ANM: parseCeiling('ANM', maxPrice) }));
+  }
+  return c;
 }

@@ -53,28 +53,8 @@ export function wordScores(mini: object, word: string, match: WordMatch, boosts:
   const m = mini as unknown as Internals;
   const scores = new Map<number, number>();
   const fields = boosts.map(([name, boost]) => [m._fieldIds[name]!, boost] as const);
-
-  /** MiniSearch's `termResults` for one matched term, its scores summed into `scores`. */
-  const add = (weight: number, data: TermData | undefined): boolean => {
-    if (data === undefined) return true;
-    for (const [fieldId, fieldBoost] of fields) {
-      const freqs = data.get(fieldId);
-      if (freqs === undefined) continue;
-      const matching = freqs.size;
-      const avg = m._avgFieldLength[fieldId]!;
-      for (const [docId, termFreq] of freqs) {
-        if (!m._documentIds.has(docId)) return false;
-        const fieldLength = m._fieldLength.get(docId)![fieldId]!;
-        // termWeight * termBoost (1) * fieldBoost * docBoost (1) * rawScore, as MiniSearch multiplies.
-        const weighted = weight * fieldBoost * bm25(termFreq, matching, m._documentCount, fieldLength, avg);
-        const had = scores.get(docId);
-        scores.set(docId, had === undefined ? weighted : had + weighted);
-      }
-    }
-    return true;
-  };
-
-  if (!add(1, m._index.get(word))) return null;
+  const exact = m._index.get(word);
+  if (exact !== undefined && !addTerm(m, fields, 1, exact, scores)) return null;
   let typos: Map<string, [TermData, number]> | undefined;
   if (match.fuzzy) {
     const maxDistance = Math.min(MAX_FUZZY, Math.round(word.length * match.fuzzy));
@@ -86,13 +66,13 @@ export function wordScores(mini: object, word: string, match: WordMatch, boosts:
       if (!distance) continue;
       // A term that is both a prefix and a typo match is scored once, as a prefix match.
       typos?.delete(term);
-      if (!add((PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance), data)) return null;
+      if (!addTerm(m, fields, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance), data, scores)) return null;
     }
   }
   if (typos) {
     for (const [term, [data, distance]] of typos) {
       if (!distance) continue;
-      if (!add((FUZZY_WEIGHT * term.length) / (term.length + distance), data)) return null;
+      if (!addTerm(m, fields, (FUZZY_WEIGHT * term.length) / (term.length + distance), data, scores)) return null;
     }
   }
   return scores;
@@ -105,6 +85,25 @@ const processTerm = MiniSearch.getDefault('processTerm') as (term: string) => un
 export function isOneTerm(word: string): boolean {
   const t = tokenize(word);
   return t.length === 1 && t[0] === word && processTerm(word) === word;
+}
+
+/** MiniSearch's `termResults` for one matched term, its scores summed into `scores`; false at a discarded listing. */
+function addTerm(m: Internals, fields: ReadonlyArray<readonly [number, number]>, weight: number, data: TermData, scores: Map<number, number>): boolean {
+  for (const [fieldId, fieldBoost] of fields) {
+    const freqs = data.get(fieldId);
+    if (freqs === undefined) continue;
+    const matching = freqs.size;
+    const avg = m._avgFieldLength[fieldId]!;
+    for (const [docId, termFreq] of freqs) {
+      if (!m._documentIds.has(docId)) return false;
+      const fieldLength = m._fieldLength.get(docId)![fieldId]!;
+      // termWeight * termBoost (1) * fieldBoost * docBoost (1) * rawScore, as MiniSearch multiplies.
+      const weighted = weight * fieldBoost * bm25(termFreq, matching, m._documentCount, fieldLength, avg);
+      const had = scores.get(docId);
+      scores.set(docId, had === undefined ? weighted : had + weighted);
+    }
+  }
+  return true;
 }
 
 /** MiniSearch's `calcBM25Score`, expression for expression. */
