@@ -32,7 +32,7 @@ const LIMIT = /^(?:[1-9][0-9]?|100)$/;
 
 /**
  * A query string's fields checked by hand when each is a single value in its plainest form
- * (a limit of one to three digits without a sign, space or leading zero): exactly what
+ * (a limit of 1 to 100 in digits, without sign, space or leading zero): exactly what
  * `searchQuery` gives for it, without zod's pass, which was a tenth of a new question's cost
  * (ADR 0096). Anything else (an unknown or repeated field, another form of a number, a value
  * too long, a ceiling refused) is undefined, and zod checks it and words its refusal.
