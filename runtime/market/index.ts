@@ -73,6 +73,8 @@ export function openMarket(
     firstProbeMaxMs?: number;
     /** After a takeover probe, the listing's next attempt waits this long (ADR 0072; 10 s when absent). */
     takeoverCooldownMs?: number;
+    /** New-key purchase claims of one turn per statement at most (ADR 0093); 1 sends each alone. */
+    claimBatch?: number;
   },
 ): MarketServices {
   const clock = opts.clock ?? Date.now;
@@ -86,7 +88,7 @@ export function openMarket(
   const index = new SearchIndex(listings);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, new AnmNonceHolds(db), clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
-  const purchaseKeys = new PurchaseKeys(db);
+  const purchaseKeys = new PurchaseKeys(db, opts.claimBatch);
   const executions = new Executions({ db, host, purchases, listings, usdc, anm, forward, clock });
   let watch: NodeJS.Timeout | undefined;
   let sweep: NodeJS.Timeout | undefined;

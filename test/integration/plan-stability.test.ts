@@ -6,6 +6,8 @@ import { TimerSweeper } from '../../runtime/engine/timer-sweeper.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { CLAIM_MANY_SQL, claimManyParams, LOOKUP_MANY_SQL } from '../../runtime/merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../../runtime/merchant/idempotency-records.ts';
+import { UsdcSimLedger } from '../../runtime/market/lanes/usdc-sim.ts';
+import { PurchaseKeys } from '../../runtime/market/purchase-keys.ts';
 import type { Db } from '../../storage/db.ts';
 import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, realAvailable, uniqueName } from '../helpers/backends.ts';
@@ -145,6 +147,35 @@ describe.each(backends)('plans of batched statements on %s', (name, open) => {
     const { rows: pending } = await o.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL`);
     expect(pending[0]?.n).toBe(0);
     await bus.close();
+  });
+
+  it('claims purchase keys in a batch (ADR 0093) by key, actor id and ledger key, whatever the tables hold', async () => {
+    const o = await open();
+    drop = o.drop;
+    const keys = new PurchaseKeys(o.db);
+    const ledger = new UsdcSimLedger(o.db);
+    const addr = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
+    const nonce = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+    /** Eight claims in one turn, each with a two-leg ledger read; all claimed. */
+    const batch = async (round: string) => {
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => keys.claim(`pi_${i}`, `${round}-${i}`, 'h', ledger.authorizationStatesRead([{ authorizer: addr(i), nonce: nonce(i) }, { authorizer: addr(i), nonce: nonce(i + 1) }]))),
+      );
+      expect(claims.map((c) => c.outcome)).toEqual(Array(8).fill('claimed'));
+    };
+    for (let i = 0; i < 8; i++) await batch(`early${i}`);
+    await o.db.query(
+      `INSERT INTO actors (id, kind, merchant, mode, machine, machine_version, state, snapshot, version)
+       SELECT 'pi_' || i, 'purchase', NULL, NULL, 'purchase', 1, 'QUOTED', '{}'::jsonb, 1 FROM generate_series(1, ${ROWS}) i`,
+    );
+    await o.db.query(`INSERT INTO idempotency_keys (merchant, mode, key, request_hash, state) SELECT 'pi_' || (i % 64), 'market', 'bulk-' || i, 'h', 'in_flight' FROM generate_series(1, ${ROWS}) i`);
+    await o.db.query(`INSERT INTO usdc_balances (address, balance) SELECT '0x' || lpad(to_hex(i), 40, '0'), i FROM generate_series(1, ${ROWS}) i`);
+    await o.db.query(`INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash) SELECT '0x' || lpad(to_hex(i), 40, '0'), '0x' || lpad(to_hex(i), 64, '0'), 'x', 1, 'x' || i FROM generate_series(1, ${ROWS}) i`);
+    const tables = ['actors', 'idempotency_keys', 'usdc_balances', 'usdc_authorizations'];
+    const before = await Promise.all(tables.map((t) => rowsRead(o.db, t)));
+    for (let i = 0; i < 4; i++) await batch(`late${i}`);
+    const after = await Promise.all(tables.map((t) => rowsRead(o.db, t)));
+    for (const [i, a] of after.entries()) expect(a.seq, tables[i]).toBeLessThan(before[i]!.seq + 1_000);
   });
 
   it('looks up offered keys (gate reads and claims) by their hash, whatever the number of keys', async () => {

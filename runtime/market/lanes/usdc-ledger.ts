@@ -49,6 +49,21 @@ export interface StatesRead {
   params: SqlParam[];
   /** The expression's value as read from the row: the states in the order asked. */
   parse(value: unknown): AuthorizationState[];
+  /** The same read among other claims' reads in one statement (ADR 0093), where the ledger has that form. */
+  batch?: { form: StatesBatchForm; auths: ReadonlyArray<{ authorizer: string; nonce: string }> };
+}
+
+/**
+ * Several `StatesRead`s in one statement (ADR 0093): reads of one form (one `name`) go together.
+ * `sql(n)` is a subquery of rows `(c integer, states json)` over parameters $n on: for each read
+ * `c` (1-based, in the order given to `params`) that names authorizations, the value its own
+ * `sql` gives, which its own `parse` takes.
+ */
+export interface StatesBatchForm {
+  readonly name: string;
+  sql(firstParam: number): string;
+  /** The parameters of `sql`; undefined: that position reads nothing. */
+  params(reads: ReadonlyArray<StatesRead | undefined>): SqlParam[];
 }
 
 /** A transfer as an EIP-3009 authorization names it: who pays whom how much, under which nonce. */

@@ -10,7 +10,7 @@ import type { Db, Queryable } from '../../../storage/db.ts';
 import { USDC_TOKEN } from '../../../machines/money/market.ts';
 import type { CreateCompanion } from '../../engine/actor-types.ts';
 import type { Authorization } from './eip3009.ts';
-import type { AuthorizationState, NonceUse, SettleResult, StatesRead, TransferTerms, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
+import type { AuthorizationState, NonceUse, SettleResult, StatesBatchForm, StatesRead, TransferTerms, UsdcLedger, UsdcToken } from './usdc-ledger.ts';
 
 export type { SettleResult } from './usdc-ledger.ts';
 
@@ -45,6 +45,27 @@ function statesAggSql(count: number, n: number): string {
   if (sql === undefined) statesAggSqls.set(key, (sql = `(SELECT json_agg(json_build_object('used', s.used, 'balance', s.balance) ORDER BY s.i) FROM (${statesSql(count, n)}) AS s)`));
   return sql;
 }
+
+/** `authorizationStatesRead` of several claims in one statement (ADR 0093): for each read `c`, the value `statesAggSql` gives it. */
+const STATES_BATCH: StatesBatchForm = {
+  name: 'usdc-sim',
+  // Not EXISTS: over an array of unknown length the planner may hash the whole table for it,
+  // and keep that plan once the table has grown; a subquery with LIMIT is probed by key.
+  sql: (n) => `SELECT y.c, json_agg(json_build_object('used', coalesce((SELECT true FROM usdc_authorizations u WHERE u.authorizer = y.authorizer AND u.nonce = y.nonce LIMIT 1), false),
+                                         'balance', (SELECT b.balance::text FROM usdc_balances b WHERE b.address = y.authorizer)) ORDER BY y.j) AS states
+         FROM unnest($${n}::text[], $${n + 1}::text[], $${n + 2}::int[]) WITH ORDINALITY AS y(authorizer, nonce, c, j) GROUP BY y.c`,
+  params: (reads) => {
+    const [authorizers, nonces, claims]: [string[], string[], number[]] = [[], [], []];
+    for (const [i, r] of reads.entries()) {
+      for (const a of r?.batch?.auths ?? []) {
+        authorizers.push(lower(a.authorizer));
+        nonces.push(lower(a.nonce));
+        claims.push(i + 1);
+      }
+    }
+    return [authorizers, nonces, claims];
+  },
+};
 
 const statesParams = (auths: ReadonlyArray<{ authorizer: string; nonce: string }>) => auths.flatMap((a) => [lower(a.authorizer), lower(a.nonce)]);
 
@@ -88,6 +109,7 @@ export class UsdcSimLedger implements UsdcLedger {
       sql: (n) => statesAggSql(auths.length, n),
       params: statesParams(auths),
       parse: (v) => (v as Array<{ used: boolean; balance: string | null }>).map(stateOf),
+      batch: { form: STATES_BATCH, auths },
     };
   }
 
