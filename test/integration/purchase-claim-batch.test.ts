@@ -133,6 +133,19 @@ describe.each(backendFactories)('purchase key claims in one turn on %s', (name, 
     expect(await records('b', asks)).toEqual(await records('a', asks));
   });
 
+  it.skipIf(name === 'pglite+memory')('a batch of claims commits asynchronously, as a claim alone does', async () => {
+    const buy = await quoted(rich);
+    const setting = await b.db.tx(async (q) => {
+      const sent: string[] = [];
+      const keys = new PurchaseKeys({ ...b.db, query: (sql, params) => (sent.push(sql), q.query(sql, params)) });
+      const claims = await Promise.all(['s1', 's2', 's3'].map((key) => keys.claim(buy.intentId, key, 'h', m.purchases.ledgerReadFor(buy.legs)!.read)));
+      expect(claims.map((c) => c.outcome)).toEqual(['claimed', 'claimed', 'claimed']);
+      expect(sent.map((t) => t.startsWith(BATCH_SQL))).toEqual([true]);
+      return (await q.query<{ synchronous_commit: string }>(`SHOW synchronous_commit`)).rows[0]?.synchronous_commit;
+    });
+    expect(setting).toBe('off');
+  });
+
   it.skipIf(name === 'pglite+memory')('two batches over the same keys in opposite orders lock them in one order: each key claimed once, no deadlock', async () => {
     const buy = await quoted(rich);
     const asks = Array.from({ length: 40 }, (_, i): Ask => ({ ...buy, key: `lock${String(i).padStart(2, '0')}`, hash: 'h' }));
