@@ -8,7 +8,7 @@ import type { ListingRecord } from '../machines/listing/view.ts';
 import type { MarketAsset } from '../machines/money/market.ts';
 import type { Config } from '../runtime/config.ts';
 import type { Db } from '../storage/db.ts';
-import { DEMO_ECHO, DEMO_QUOTE, ensureDemoSellerKeys, registerDemoListings } from '../runtime/market/seller/demo-seller.ts';
+import { DEMO_ECHO, demoEndpoints, ensureDemoSellerKeys, registerDemoListings, type DemoEndpoint } from '../runtime/market/seller/demo-seller.ts';
 import { recordDemoSellerOrigin } from '../runtime/market/seller/demo-origin.ts';
 import { startDemoSeller } from '../gateway/demo-seller/server.ts';
 import type { MarketEdge } from '../gateway/market/server.ts';
@@ -19,6 +19,8 @@ export interface DemoSeller {
   url: string;
   /** The listings as registered on this start (v2 echo first, then the v1 quote). */
   listings: ListingRecord[];
+  /** The endpoints served: the v1 quote only on a chain x402 v1 names. */
+  endpoints: readonly DemoEndpoint[];
   close(): Promise<void>;
 }
 
@@ -35,19 +37,20 @@ export async function startDemoSellerFor(config: Config, db: Db, marketplace: Ma
       token: market.usdc.token,
     }),
   );
+  const endpoints = demoEndpoints(market.usdc.token);
   let listings: ListingRecord[] = [];
   try {
     // Before the listings: a runtime probing them reaches this origin only once it is recorded (ADR 0073).
     await recordDemoSellerOrigin(db, edge.url);
-    listings = await registerDemoListings(market.listings, keys, edge.url, lanes);
+    listings = await registerDemoListings(market.listings, keys, edge.url, lanes, endpoints);
     // Searchable when the start returns, not at the index's next catch-up a second later.
     await market.index.refresh();
   } catch (err) {
     // The demo is a convenience: a listing it cannot register is reported, never a failed start.
     log(`demo seller: could not list its endpoints: ${err instanceof Error ? err.message : String(err)}`);
   }
-  log(`demo seller at ${edge.url} (x402 v2 ${DEMO_ECHO.method} ${DEMO_ECHO.path}, x402 v1 ${DEMO_QUOTE.method} ${DEMO_QUOTE.path}); listings ${listings.map((l) => l.resource_id).join(', ') || 'none'}`);
-  return { url: edge.url, listings, close: () => edge.close() };
+  log(`demo seller at ${edge.url} (${endpoints.map((e) => `x402 v${e.x402Version} ${e.method} ${e.path}`).join(', ')}); listings ${listings.map((l) => l.resource_id).join(', ') || 'none'}`);
+  return { url: edge.url, listings, endpoints, close: () => edge.close() };
 }
 
 /** Printed under the demo merchant's banner on the first start. */
@@ -57,7 +60,7 @@ export function demoSellerBanner(d: DemoSeller, marketplaceUrl: string): string 
     '',
     '  Demo seller: x402-paid endpoints served and listed by this service',
     line(DEMO_ECHO, d.listings[0]?.accepted_assets.some((a) => a.asset === 'ANM') ? 'USDC or ANM' : 'USDC'),
-    line(DEMO_QUOTE, 'USDC'),
+    ...d.endpoints.filter((e) => e !== DEMO_ECHO).map((e) => line(e, 'USDC')),
     `    listings  ${marketplaceUrl}/api/v1/resources`,
     '',
     '  To buy a call through the marketplace (docs/marketplace.md), in another shell:',

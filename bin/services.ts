@@ -41,6 +41,7 @@ import { startHttp, type HttpEdge } from '../gateway/server.ts';
 import type { MarketEdge } from '../gateway/market/server.ts';
 import { startMetricsServer, type MetricsServer } from '../gateway/http/metrics-server.ts';
 import { Scanner } from '../runtime/market/scanner/scanner.ts';
+import { configuredUsdcToken } from '../runtime/market/lanes/usdc-ledger.ts';
 import { demoSellerOrigin } from '../gateway/demo-seller/origin.ts';
 import { RecordedDemoOrigin } from '../runtime/market/seller/demo-origin.ts';
 import type { DemoSeller } from './demo-seller.ts';
@@ -131,8 +132,8 @@ export async function startServices(config: Config): Promise<Services> {
         forward: { allowPrivate: config.ANMPAY_ALLOW_PRIVATE_WEBHOOKS === '1', allowOrigin: sellerOrigin.allows, refreshAllowOrigin: sellerOrigin.refresh },
         intervalMs: config.ANMPAY_SCAN_INTERVAL_S * 1000,
         concurrency: config.ANMPAY_SCAN_CONCURRENCY,
-        // The token a seller's 402 must name: the configured lane's, else USDC on Base.
-        ...(config.USDC_LANE === 'rpc' && config.USDC_TOKEN_ADDRESS ? { usdcAsset: config.USDC_TOKEN_ADDRESS } : {}),
+        // The token and chain a seller's 402 must name: the configured lane's (USDC_TOKEN_*, USDC_NETWORK), on either ledger.
+        usdcToken: configuredUsdcToken(config),
         onError: (err) => log(`scanner: ${err instanceof Error ? err.message : String(err)}`),
       });
     }

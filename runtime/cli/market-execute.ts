@@ -97,6 +97,9 @@ async function sellerPayment(client: x402Client, asset: BuyerSigner['asset'], te
     throw new CliError('seller_not_x402', 'the seller\'s 402 carries neither a PAYMENT-REQUIRED header (x402 v2) nor a JSON body (x402 v1)');
   }
   const quoted = quotedOffers(asset, required, terms);
+  // The stock client's own limits (its chains' default tokens only, at most $1 a payment) are not
+  // the buyer's: the quote is (its total under --max-price), and only offers paying exactly its seller leg are left.
+  client.setSpendControls({ allowedAssets: quoted.accepts.map((o) => ({ network: o.network, asset: o.asset, maxAmountPerPayment: terms.amount })) });
   try {
     return encodePaymentSignatureHeader(await client.createPaymentPayload(quoted));
   } catch (e) {

@@ -82,9 +82,10 @@ export function openMarket(
   const usdc = new UsdcLane(opts.usdcLedger ?? ledger, clock);
   // Private and loopback sellers are refused unless the development switch says otherwise.
   const forward = opts.forward ?? { allowPrivate: false };
-  const usdcAsset = opts.usdcLedger ? { usdcAsset: opts.usdcLedger.token.address } : {};
+  // The scanner and a takeover's proof match a seller's USDC offer against the lane's own token and chain.
+  const usdcToken = { usdcToken: usdc.token };
   // A takeover's proof reaches the endpoint as the scanner and routed execution do (ADR 0072).
-  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs, { forward, ...usdcAsset }, opts.takeoverCooldownMs);
+  const listings = new Listings(db, host, clock, { USDC: usdc.network, ANM: MARKET_LANES.ANM.network }, opts.firstProbeMaxMs, { forward, ...usdcToken }, opts.takeoverCooldownMs);
   const index = new SearchIndex(listings);
   const anm = opts.anm ? new AnmLane(opts.anm.rpc, new AnmNonceHolds(db), clock, opts.anm.inclusionWaitMs) : undefined;
   const purchases = new Purchases({ db, host, index, usdc, anm, anmConfirmations: opts.anm?.confirmations, feeAddresses: opts.feeAddresses, clock });
@@ -103,7 +104,7 @@ export function openMarket(
     purchaseKeys,
     facilitator: new Facilitator(usdc, db, anm),
     // The runtime's scanner when this process runs one; else one for scan-now alone.
-    scanner: opts.scanner ?? new Scanner(db, host, { forward, ...usdcAsset }),
+    scanner: opts.scanner ?? new Scanner(db, host, { forward, ...usdcToken }),
     feeAddresses: opts.feeAddresses,
     dbHealthy: () => db.query('SELECT 1').then(() => true, () => false),
     async start(pollMs = 1000, { watch: watching = true } = {}) {

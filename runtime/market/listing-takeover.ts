@@ -8,13 +8,14 @@
 import type { ListingAssetEntry, TakeoverProof } from '../../machines/listing/events.ts';
 import { samePayee, unnamedPayees } from '../../machines/listing/rules.ts';
 import type { ForwardOptions } from './forward.ts';
+import type { UsdcToken } from './lanes/usdc-ledger.ts';
 import { probeLanes, type LanesProbed, type ProbeTarget } from './scanner/probe.ts';
 
 /** How the registration reaches an endpoint: as the scanner and routed execution do. */
 export interface ControlProbe {
   forward: ForwardOptions;
-  /** The USDC lane's token contract a 402 must name (USDC on Base when absent). */
-  usdcAsset?: string | undefined;
+  /** The USDC lane's token (contract and chain) a 402 must name (USDC on Base when absent). */
+  usdcToken?: UsdcToken | undefined;
 }
 
 /** What the event schema carries of one lane: a 402 may offer many payees, the proof needs few. */
@@ -25,7 +26,7 @@ const PAYEE_CHARS = 200;
 export async function proveControl(t: ProbeTarget, opts: ControlProbe, clock: () => number): Promise<TakeoverProof> {
   const probedAt = clock();
   const failed = (e: unknown): LanesProbed => ({ result: { outcome: 'unreachable', http_status: null, latency_ms: null, detail: String(e).slice(0, 300) }, payees: null });
-  const { result, payees } = await probeLanes(t, opts.forward, opts.usdcAsset).catch(failed);
+  const { result, payees } = await probeLanes(t, opts.forward, opts.usdcToken).catch(failed);
   return {
     probed_at: probedAt,
     ...result,

@@ -39,16 +39,17 @@ beforeAll(async () => {
   });
   const accepts = (price: string) => ({ accepts: { scheme: 'exact', price, network: 'eip155:8453', payTo: s.evm.address }, description: 'x' }) as const;
   // /greedy is listed at 0.01 USDC and its 402 asks 0.9 USDC.
-  app.use(paymentMiddleware({ 'POST /translate': accepts('$0.02'), 'POST /greedy': accepts('$0.9'), 'POST /broken': accepts('$0.02') }, rs));
+  app.use(paymentMiddleware({ 'POST /translate': accepts('$0.02'), 'POST /greedy': accepts('$0.9'), 'POST /broken': accepts('$0.02'), 'POST /premium': accepts('$2.5') }, rs));
   app.post('/translate', (req, res) => {
     res.json({ text: String((req.body as { text?: string }).text ?? '').toUpperCase() });
   });
   app.post('/greedy', (_req, res) => res.json({ got: 'more' }));
   app.post('/broken', (_req, res) => res.status(500).json({ error: 'oracle down' }));
+  app.post('/premium', (_req, res) => res.json({ report: 'long' }));
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const [name, tag, p, price] of [['Shouting translator', 'translator', '/translate', '0.02'], ['Greedy oracle', 'greedy', '/greedy', '0.01'], ['Broken oracle', 'broken', '/broken', '0.02']] as const) {
+  for (const [name, tag, p, price] of [['Shouting translator', 'translator', '/translate', '0.02'], ['Greedy oracle', 'greedy', '/greedy', '0.01'], ['Broken oracle', 'broken', '/broken', '0.02'], ['Premium report', 'premium', '/premium', '2.5']] as const) {
     const listed = await h.req('POST', '/api/v1/resources', { body: await signedListing(s, { name, tags: [tag], endpoint: `${base}${p}`, method: 'POST', price }) });
     expect(listed.status).toBe(201);
   }
@@ -79,6 +80,17 @@ describe('anmpay market execute', () => {
     expect([q.code, q.stdout]).toEqual([0, '{"text":"ADIOS"}\n']);
     const bad = await runCli(['market', 'execute', 'translator', '--body', '[1]', '--key', key], env());
     expect(bad.code).toBe(2);
+  });
+
+  it('a seller price above the stock client\'s own $1 default cap is paid as quoted: the buyer\'s ceiling is --max-price, not the SDK\'s', { timeout: 90_000 }, async () => {
+    const key = path.join(dir, 'premium-buyer.json');
+    const buyer = (await cliJson<{ address: string }>(['usdc', 'create', '--out', key], env())).address;
+    await h.market.ledger.fund(buyer, 3_000_000n);
+    const r = await cliJson<Record<string, any>>(['market', 'execute', 'premium', '--max-price', '2.6', '--key', key], env()); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(r).toMatchObject({ status: 200, body: '{"report":"long"}' });
+    await waitFor(async () => (await h.market.purchases.read(r.intent_id as string))?.status === 'SETTLED', 10_000, 'the fee settled');
+    // 2.5 USDC to the seller, 50 bps of it (12,500 atomic) to the marketplace.
+    expect(await h.market.ledger.balanceOf(buyer)).toBe(3_000_000n - 2_512_500n);
   });
 
   it('marketplace.md:24 "the max_price ceiling … is the TOTAL the buyer pays": a seller listed at 0.01 whose 402 asks 0.9 → exit 1 naming both amounts; nothing signed, sent or settled', { timeout: 90_000 }, async () => {

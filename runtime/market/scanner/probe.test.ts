@@ -13,12 +13,15 @@ import { Semaphore } from './semaphore.ts';
 
 const PAY_TO = '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd';
 const assets = [{ asset: 'USDC' as const, pay_to: PAY_TO, seller_price_atomic: '10000' }];
-const required = (payTo: string) =>
+const SEPOLIA_TOKEN = { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2', chainId: 84532 };
+const required = (payTo: string, network: `${string}:${string}` = 'eip155:8453', asset: string = USDC_TOKEN.address) =>
   encodePaymentRequiredHeader({
     x402Version: 2,
     resource: { url: 'http://127.0.0.1/x', description: 'x', mimeType: 'application/json' },
-    accepts: [{ scheme: 'exact', network: 'eip155:8453', asset: USDC_TOKEN.address, amount: '10000', payTo, maxTimeoutSeconds: 60, extra: {} }],
+    accepts: [{ scheme: 'exact', network, asset, amount: '10000', payTo, maxTimeoutSeconds: 60, extra: {} }],
   });
+const v1Required = (network: string, asset: string) =>
+  JSON.stringify({ x402Version: 1, error: 'pay', accepts: [{ scheme: 'exact', network, maxAmountRequired: '10000', resource: 'http://127.0.0.1/x', description: 'x', mimeType: 'application/json', payTo: PAY_TO, maxTimeoutSeconds: 60, asset, extra: {} }] });
 let base: string;
 let hitsAfterRedirect = 0;
 const server = http.createServer((req, res) => {
@@ -27,6 +30,8 @@ const server = http.createServer((req, res) => {
   else if (req.url === '/big') res.writeHead(402, { 'content-type': 'application/json' }).end(`{"pad":"${'x'.repeat(PROBE_MAX_BODY_BYTES)}"}`);
   else if (req.url === '/big503') res.writeHead(503, { 'content-type': 'text/html' }).end(`<p>${'x'.repeat(PROBE_MAX_BODY_BYTES)}</p>`);
   else if (req.url === '/big200') res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${'x'.repeat(PROBE_MAX_BODY_BYTES)}</p>`);
+  else if (req.url === '/sepolia') res.writeHead(402, { 'payment-required': required(PAY_TO, 'eip155:84532', SEPOLIA_TOKEN.address) }).end();
+  else if (req.url === '/sepolia-v1') res.writeHead(402, { 'content-type': 'application/json' }).end(v1Required('base-sepolia', SEPOLIA_TOKEN.address));
   else if (req.url === '/moved') res.writeHead(302, { location: '/ok' }).end();
   else {
     hitsAfterRedirect++;
@@ -47,6 +52,15 @@ describe('probe', () => {
   it('a matching v2 header is ok (addresses compared without case); another payee is pay_to_mismatch (ADR 0071)', async () => {
     expect((await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, dev)).outcome).toBe('ok');
     expect(await probe({ endpoint: `${base}/other`, method: 'GET', assets }, dev)).toMatchObject({ outcome: 'pay_to_mismatch', http_status: 402 });
+  });
+
+  it("matches the USDC lane's own chain and token (USDC_NETWORK, USDC_TOKEN_ADDRESS): v2 by CAIP-2 id, v1 by name", async () => {
+    for (const path of ['/sepolia', '/sepolia-v1']) {
+      expect((await probe({ endpoint: `${base}${path}`, method: 'GET', assets }, dev, SEPOLIA_TOKEN)).outcome, path).toBe('ok');
+      // The same offer is another lane's for a marketplace on Base.
+      expect((await probe({ endpoint: `${base}${path}`, method: 'GET', assets }, dev)).outcome, path).toBe('mismatch');
+    }
+    expect((await probe({ endpoint: `${base}/ok`, method: 'GET', assets }, dev, SEPOLIA_TOKEN)).outcome).toBe('mismatch');
   });
 
   it('keeps the matching offer as the seller spells it: payTo, token, maxTimeoutSeconds, extra (ADR 0091); none for another payee', async () => {

@@ -10,10 +10,11 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { parsePaymentRequired } from '@x402/core/schemas';
 import type { ListingAssetEntry, ProbeOutcome } from '../../../machines/listing/events.ts';
 import { samePayee } from '../../../machines/listing/rules.ts';
-import { MARKET_LANES } from '../../../machines/money/market.ts';
+import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
 import { sellerOffer, type LaneOffer } from '../../../machines/money/seller-offer.ts';
 import { forward, targetProblem, type ForwardOptions } from '../forward.ts';
-import { assetId } from '../requirements.ts';
+import type { UsdcToken } from '../lanes/usdc-ledger.ts';
+import { assetId, laneNetwork, v1NetworkName } from '../requirements.ts';
 
 /** A seller's 402 is a few KiB; more is not an x402 answer. */
 export const PROBE_MAX_BODY_BYTES = 64 * 1024;
@@ -36,8 +37,6 @@ export interface ProbeResult {
   seller_offers?: LaneOffer[];
 }
 
-/** x402 v1 names networks by name; v2 by CAIP-2 id. */
-const V1_NETWORK: Record<string, string> = { 'eip155:8453': 'base' };
 const NO_BODY = new Set(['GET', 'HEAD']);
 
 interface Offer {
@@ -61,13 +60,16 @@ export interface LanePayees {
   pay_to: string[];
 }
 
-/** `usdcAsset`: the USDC lane's token contract (USDC on Base unless the lane is configured otherwise). */
-export async function probe(t: ProbeTarget, opts: ForwardOptions, usdcAsset: string = assetId('USDC')): Promise<ProbeResult> {
-  return (await probeLanes(t, opts, usdcAsset)).result;
+/**
+ * `usdc`: the USDC lane's token as configured (USDC_TOKEN_*, USDC_NETWORK; USDC on Base when
+ * unset): a seller's USDC offer must name its contract and its chain (v1: the chain's name).
+ */
+export async function probe(t: ProbeTarget, opts: ForwardOptions, usdc: UsdcToken = USDC_TOKEN): Promise<ProbeResult> {
+  return (await probeLanes(t, opts, usdc)).result;
 }
 
 /** The probe, keeping who the 402 pays on each lane: a takeover's proof of control (ADR 0072). */
-export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset: string = assetId('USDC')): Promise<LanesProbed> {
+export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdc: UsdcToken = USDC_TOKEN): Promise<LanesProbed> {
   // A name without an address is `unreachable`, as a connection that fails; `refused` is for the SSRF rules.
   const problem = await targetProblem(t.endpoint, opts);
   if (problem) {
@@ -105,10 +107,9 @@ export async function probeLanes(t: ProbeTarget, opts: ForwardOptions, usdcAsset
   const read = offersOf(res.headers['payment-required'], res.body);
   if (typeof read === 'string') return answered('malformed', read);
   const { offers, version } = read;
-  const tokenOf = (a: ListingAssetEntry) => (a.asset === 'USDC' ? usdcAsset : assetId(a.asset));
-  const payees = t.assets.map((a) => ({ asset: a.asset, pay_to: [...new Set(offers.filter((o) => sameLane(o, a, tokenOf(a))).map((o) => o.payTo))] }));
-  const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, tokenOf(a)))).map((a) => a.asset);
-  const matched = t.assets.flatMap((a) => laneOfferOf(a, offers.find((o) => matches(o, a, tokenOf(a)))));
+  const payees = t.assets.map((a) => ({ asset: a.asset, pay_to: [...new Set(offers.filter((o) => sameLane(o, a, usdc)).map((o) => o.payTo))] }));
+  const missing = t.assets.filter((a) => !offers.some((o) => matches(o, a, usdc))).map((a) => a.asset);
+  const matched = t.assets.flatMap((a) => laneOfferOf(a, offers.find((o) => matches(o, a, usdc))));
   // The endpoint's own 402 pays someone else on a lane the listing sells: whoever listed it may not control it (ADR 0071).
   for (const a of t.assets.filter((x) => missing.includes(x.asset))) {
     const lane = payees.find((p) => p.asset === a.asset)?.pay_to ?? [];
@@ -158,12 +159,13 @@ function offersOf(header: string | undefined, body: Buffer): { version: 1 | 2; o
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The offer is on the listing asset's lane: its scheme, network and token. */
-function sameLane(o: Offer, a: ListingAssetEntry, asset: string): boolean {
-  const lane = MARKET_LANES[a.asset];
-  return o.scheme === lane.legScheme && (o.network === lane.network || o.network === V1_NETWORK[lane.network]) && samePayee(o.asset, asset);
+/** The offer is on the listing asset's lane as this marketplace runs it: its scheme, network (v1: by name) and token. */
+function sameLane(o: Offer, a: ListingAssetEntry, usdc: UsdcToken): boolean {
+  const network = laneNetwork(a.asset, usdc);
+  const v1Name = a.asset === 'USDC' ? v1NetworkName(usdc) : undefined;
+  return o.scheme === MARKET_LANES[a.asset].legScheme && (o.network === network || (v1Name !== undefined && o.network === v1Name)) && samePayee(o.asset, assetId(a.asset, usdc));
 }
 
-function matches(o: Offer, a: ListingAssetEntry, asset: string): boolean {
-  return sameLane(o, a, asset) && samePayee(o.payTo, a.pay_to) && o.amount === a.seller_price_atomic;
+function matches(o: Offer, a: ListingAssetEntry, usdc: UsdcToken): boolean {
+  return sameLane(o, a, usdc) && samePayee(o.payTo, a.pay_to) && o.amount === a.seller_price_atomic;
 }

@@ -18,6 +18,7 @@ import type { Db } from '../../../storage/db.ts';
 import type { ActorHost } from '../../engine/actor-host.ts';
 import type { ApplyResult } from '../../engine/actor-types.ts';
 import type { ForwardOptions } from '../forward.ts';
+import type { UsdcToken } from '../lanes/usdc-ledger.ts';
 import { LISTING_KIND } from '../listings.ts';
 import { probe, type ProbeResult, type ProbeTarget } from './probe.ts';
 import { Semaphore } from './semaphore.ts';
@@ -30,8 +31,8 @@ export interface ScannerOptions {
   /** Time between rounds (default 10 min) and the most added to it at random, so listings drift apart. */
   intervalMs?: number;
   jitterMs?: number;
-  /** The USDC lane's token contract a seller's 402 must name. */
-  usdcAsset?: string;
+  /** The USDC lane's token (contract and chain) a seller's 402 must name; USDC on Base when absent. */
+  usdcToken?: UsdcToken | undefined;
   clock?: () => number;
   random?: () => number;
   /** A probe failed to be recorded (the next round will probe again). */
@@ -125,7 +126,7 @@ export class Scanner {
     const target: ProbeTarget = { endpoint: ctx.endpoint, method: ctx.method, assets: ctx.assets };
     const { at, result } = await this.slots.run(async () => {
       const started = this.now();
-      return { at: started, result: await probe(target, this.opts.forward, this.opts.usdcAsset).catch((e: unknown): ProbeResult => ({ outcome: 'unreachable', http_status: null, latency_ms: null, detail: String(e).slice(0, 300) })) };
+      return { at: started, result: await probe(target, this.opts.forward, this.opts.usdcToken).catch((e: unknown): ProbeResult => ({ outcome: 'unreachable', http_status: null, latency_ms: null, detail: String(e).slice(0, 300) })) };
     });
     if (this.keepRounds) this.probed.push(`${resourceId}:${eventId}`);
     const interval = this.opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;

@@ -13,7 +13,9 @@ import type { ListingRecord } from '../../../machines/listing/view.ts';
 import type { Db } from '../../../storage/db.ts';
 import { walletFromSeed, type Wallet } from '../../chain/codec/keys.ts';
 import { signListing } from '../client/listing-signer.ts';
+import type { UsdcToken } from '../lanes/usdc-ledger.ts';
 import type { Listings } from '../listings.ts';
+import { v1NetworkName } from '../requirements.ts';
 
 const SETTINGS_KEY = 'market.demo_seller';
 
@@ -65,6 +67,11 @@ export const DEMO_QUOTE: DemoEndpoint = {
 
 export const DEMO_ENDPOINTS: readonly DemoEndpoint[] = [DEMO_ECHO, DEMO_QUOTE];
 
+/** The endpoints served on the USDC lane's chain: the v1 one only where x402 v1 has a name for that chain. */
+export function demoEndpoints(token: UsdcToken): readonly DemoEndpoint[] {
+  return v1NetworkName(token) === undefined ? [DEMO_ECHO] : DEMO_ENDPOINTS;
+}
+
 /** The demo seller's keys: generated once and kept in `settings`; the first process to write wins. */
 export async function ensureDemoSellerKeys(db: Db): Promise<DemoSellerKeys> {
   const read = async () => (await db.query<{ value: { evm_private_key: string; anm_seed: string } }>(`SELECT value FROM settings WHERE key = $1`, [SETTINGS_KEY])).rows[0]?.value;
@@ -106,8 +113,8 @@ export async function demoListingBody(keys: DemoSellerKeys, baseUrl: string, e: 
  * Lists every demo endpoint served at `baseUrl`. A listing's id is a hash of its endpoint and
  * method and the signed body is the same on every start, so a restart adds nothing.
  */
-export async function registerDemoListings(listings: Listings, keys: DemoSellerKeys, baseUrl: string, lanes: ReadonlySet<MarketAsset>): Promise<ListingRecord[]> {
+export async function registerDemoListings(listings: Listings, keys: DemoSellerKeys, baseUrl: string, lanes: ReadonlySet<MarketAsset>, endpoints: readonly DemoEndpoint[] = DEMO_ENDPOINTS): Promise<ListingRecord[]> {
   const out: ListingRecord[] = [];
-  for (const e of DEMO_ENDPOINTS) out.push((await listings.register(await demoListingBody(keys, baseUrl, e, lanes))).record);
+  for (const e of endpoints) out.push((await listings.register(await demoListingBody(keys, baseUrl, e, lanes))).record);
   return out;
 }

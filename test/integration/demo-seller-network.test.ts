@@ -1,0 +1,86 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
+   assertions read the CLI's and the marketplace's JSON. */
+/**
+ * The demo seller and the scanner on a USDC lane on another chain than Base (README
+ * "Configuration": `USDC_NETWORK=eip155:84532`, Base Sepolia), over the real PostgreSQL and
+ * NATS: the service starts, its demo seller's 402s offer the lane the marketplace runs (v2 by
+ * its CAIP-2 id, v1 as `base-sepolia`), the scanner verifies both listings against that lane
+ * (DESIGN §5 "Scanner": requirements that match the listing's price, asset and payTo), and
+ * `anmpay market execute` completes a routed execution of each (DESIGN §6: "discovery, quote,
+ * purchase and routed execution work out of the box").
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServices, type Services } from '../../bin/services.ts';
+import type { Config } from '../../runtime/config.ts';
+import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
+import { cliJson } from '../helpers/cli.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { inProcessConfig } from '../helpers/service-config.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const schema = uniqueName('demonet');
+let dataDir: string;
+let config: Config;
+let services: Services | undefined;
+
+beforeAll(async () => {
+  if (!realAvailable) return;
+  dataDir = await mkdtemp(path.join(tmpdir(), 'anmpay-demo-network-'));
+  config = inProcessConfig(dataDir, `opt_${randomBytes(16).toString('hex')}`, {
+    DATABASE_URL, NATS_URL, ANMPAY_DB_SCHEMA: schema, NATS_NAMESPACE: schema,
+    ANMPAY_DEMO_SELLER: '1', DEMO_SELLER_PORT: String(await freePort()), USDC_NETWORK: 'eip155:84532',
+  });
+  services = await startServices(config);
+}, 180_000);
+
+afterAll(async () => {
+  await services?.stop();
+  if (realAvailable) await dropSchema(schema);
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const svc = (): Services => services!;
+const market = (p: string): Promise<Json> => fetch(`${svc().marketplace!.url}${p}`).then((r) => r.json() as Promise<Json>);
+
+describe.skipIf(!realAvailable)('the demo seller with USDC_NETWORK=eip155:84532', () => {
+  it("offers the marketplace's lane: the v2 echo on eip155:84532, the v1 quote on base-sepolia, with the lane's token", async () => {
+    const token = svc().marketplace!.market.usdc.token.address;
+    const echo = await fetch(`${svc().demoSeller!.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(echo.status).toBe(402);
+    const v2 = decodePaymentRequiredHeader(echo.headers.get('payment-required')!);
+    expect(v2.accepts.find((a) => a.scheme === 'exact')).toMatchObject({ network: 'eip155:84532', asset: token });
+    const quote = await fetch(`${svc().demoSeller!.url}/v1/quote-of-the-day`);
+    expect(quote.status).toBe(402);
+    expect(((await quote.json()) as Json).accepts[0]).toMatchObject({ network: 'base-sepolia', asset: token });
+    const listed = (await market('/api/v1/resources')).data as Json[];
+    expect(listed.map((l) => l.pricing.network)).toEqual(['eip155:84532', 'eip155:84532']);
+  });
+
+  it("the scanner's probes find both 402s matching the listings: ok, and verified", async () => {
+    for (const l of (await market('/api/v1/resources')).data as Json[]) {
+      const res = await fetch(`${svc().marketplace!.url}/api/v1/resources/${l.resource_id}/scan`, { method: 'POST', headers: { authorization: `Bearer ${config.ANMPAY_OPERATOR_TOKEN}` } });
+      const scanned = (await res.json()) as Json;
+      expect(scanned.scan, l.endpoint as string).toMatchObject({ outcome: 'ok', status: 402 });
+      expect(scanned.listing.status, l.endpoint as string).toBe('verified');
+    }
+  });
+
+  it('`anmpay market execute` buys a call of each endpoint: the seller answers and the purchase settles', { timeout: 120_000 }, async () => {
+    const key = path.join(dataDir, 'buyer.json');
+    const env = { ANMPAY_MARKET_URL: svc().marketplace!.url, ANMPAY_DATA_DIR: dataDir };
+    const buyer = (await cliJson<Json>(['usdc', 'create', '--out', key], env)).address as string;
+    await svc().marketplace!.market.ledger.fund(buyer, 1_000_000n);
+    for (const [capability, header] of [['echo', 'payment-response'], ['quote', 'x-payment-response']] as const) {
+      const run = await cliJson<Json>(['market', 'execute', capability, '--body', '{"text":"hello"}', '--key', key], env);
+      expect(run, capability).toMatchObject({ status: 200, purchase_status: 'EXECUTING' });
+      expect(run.headers[header], capability).toBeTruthy();
+      await waitFor(async () => (await market(`/api/v1/purchases/${run.intent_id as string}`)).status === 'SETTLED', 10_000, `${capability} settled`);
+    }
+  });
+});
