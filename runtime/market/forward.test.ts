@@ -4,8 +4,8 @@
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkTarget, forward, prepareCall } from './forward.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkTarget, forward, prepareCall, type ForwardResult } from './forward.ts';
 
 let server: http.Server;
 let port: number;
@@ -42,6 +42,20 @@ describe('forward', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     const ok = await forward(get('/small'), { allowPrivate: true, timeoutMs: 300 });
     expect(ok.ok && ok.body.toString()).toBe('small');
+  });
+
+  it('without an override the limit is 30 s: a stalled call still waits at 29.9 s and ends at 30 s (DESIGN §5 "timeout 30 s")', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let done: ForwardResult | undefined;
+      void forward(get('/stall'), { allowPrivate: true }).then((r) => (done = r));
+      await vi.advanceTimersByTimeAsync(29_900);
+      expect(done).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(200);
+      expect(done).toEqual({ ok: false, sent: true, reason: 'no answer within 30000 ms' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses loopback by literal and by name without the development switch, before connecting ("SSRF rules as for webhooks")', async () => {
