@@ -13,7 +13,9 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { Scanner, type ScannerOptions } from '../../runtime/market/scanner/scanner.ts';
 import type { Db } from '../../storage/db.ts';
-import type { Backend } from '../helpers/backends.ts';
+import { NatsBus } from '../../runtime/bus/nats-bus.ts';
+import { openDb } from '../../storage/open.ts';
+import { DATABASE_URL, NATS_URL, type Backend } from '../helpers/backends.ts';
 import { request, type ReqOptions, type Res } from '../conformance/harness.ts';
 import { FEE_ADDRESSES } from './harness.ts';
 
@@ -23,6 +25,17 @@ export interface ScanRuntime {
   engine: Engine;
   scanner: Scanner;
   stop(): Promise<void>;
+}
+
+/**
+ * A second runtime process's connections to the backend's schema and namespace: its own pool
+ * and bus connection on the real backends; embedded, the same PGlite and in-process bus.
+ */
+export async function secondConnections(backend: Backend): Promise<{ db: Db; bus: Bus; close(): Promise<void> }> {
+  if (!backend.schema || !backend.namespace) return { db: backend.db, bus: backend.bus, close: async () => undefined };
+  const db = await openDb({ databaseUrl: DATABASE_URL, schema: backend.schema, poolSize: 4 });
+  const bus = await NatsBus.connect({ url: NATS_URL, namespace: backend.namespace });
+  return { db, bus, close: async () => { await bus.close(); await db.close(); } };
 }
 
 /** One runtime process's share: consumer, sweeper and scanner over a database and a bus. */

@@ -13,18 +13,14 @@ import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { ListingContext } from '../../machines/listing/context.ts';
 import type { ListingEvent } from '../../machines/listing/events.ts';
 import { USDC_TOKEN } from '../../machines/money/market.ts';
-import type { Db } from '../../storage/db.ts';
-import { openDb } from '../../storage/open.ts';
-import type { Bus } from '../../runtime/bus/types.ts';
-import { NatsBus } from '../../runtime/bus/nats-bus.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
-import { DATABASE_URL, NATS_URL, openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
-import { startScanRuntime, type ScanRuntime } from './scanner-harness.ts';
+import { openEmbedded, openReal, realAvailable, type Backend } from '../helpers/backends.ts';
+import { secondConnections, startScanRuntime, type ScanRuntime } from './scanner-harness.ts';
 
 const HOUR = 3_600_000;
 const PAY_TO = '0x00000000000000000000000000000000000b0b01';
 let backend: Backend;
-let second: { db: Db; bus: Bus; close(): Promise<void> };
+let second: Awaited<ReturnType<typeof secondConnections>>;
 let a: ScanRuntime;
 let b: ScanRuntime;
 let server: http.Server;
@@ -33,13 +29,7 @@ const hits = new Map<string, number>();
 
 beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
-  if (backend.schema && backend.namespace) {
-    const db = await openDb({ databaseUrl: DATABASE_URL, schema: backend.schema, poolSize: 4 });
-    const bus = await NatsBus.connect({ url: NATS_URL, namespace: backend.namespace });
-    second = { db, bus, close: async () => { await bus.close(); await db.close(); } };
-  } else {
-    second = { db: backend.db, bus: backend.bus, close: async () => undefined };
-  }
+  second = await secondConnections(backend);
   const required = encodePaymentRequiredHeader({
     x402Version: 2,
     resource: { url: 'http://127.0.0.1/r', description: 'r', mimeType: 'application/json' },

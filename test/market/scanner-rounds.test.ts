@@ -7,18 +7,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../storage/db.ts';
-import { openDb } from '../../storage/open.ts';
-import type { Bus } from '../../runtime/bus/types.ts';
-import { NatsBus } from '../../runtime/bus/nats-bus.ts';
-import { DATABASE_URL, NATS_URL, openEmbedded, openReal, realAvailable, waitFor, type Backend } from '../helpers/backends.ts';
+import { openEmbedded, openReal, realAvailable, waitFor, type Backend } from '../helpers/backends.ts';
 import { seller, signedListing } from '../fixtures/market.ts';
-import { startScanMarket, startScanRuntime, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
+import { secondConnections, startScanMarket, startScanRuntime, type ScanMarket, type ScanRuntime } from './scanner-harness.ts';
 
 const LISTINGS = 25;
 const ROUNDS = 6;
 let backend: Backend;
-let second: { db: Db; bus: Bus; close(): Promise<void> };
+let second: Awaited<ReturnType<typeof secondConnections>>;
 let a: ScanRuntime;
 let b: ScanRuntime;
 let m: ScanMarket;
@@ -27,14 +23,7 @@ const hits = new Map<string, number>();
 
 beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
-  if (backend.schema && backend.namespace) {
-    const db = await openDb({ databaseUrl: DATABASE_URL, schema: backend.schema, poolSize: 4 });
-    const bus = await NatsBus.connect({ url: NATS_URL, namespace: backend.namespace });
-    second = { db, bus, close: async () => { await bus.close(); await db.close(); } };
-  } else {
-    // Embedded: one PGlite and one in-process bus, two engines over them.
-    second = { db: backend.db, bus: backend.bus, close: async () => undefined };
-  }
+  second = await secondConnections(backend);
   server = http.createServer((req, res) => {
     hits.set(req.url ?? '', (hits.get(req.url ?? '') ?? 0) + 1);
     res.writeHead(402, { 'content-type': 'application/json' }).end('{"x402Version":1,"error":"payment required","accepts":[]}');
