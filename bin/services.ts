@@ -137,6 +137,10 @@ export async function startServices(config: Config): Promise<Services> {
         onError: (err) => log(`scanner: ${err instanceof Error ? err.message : String(err)}`),
       });
     }
+    // This process's own demo seller listens only after the marketplace starts, below: probes wait for it.
+    let demoListening: (() => void) | undefined;
+    if (scanner && demoModule && worker === undefined) scanner.holdProbes(new Promise<void>((resolve) => (demoListening = resolve)));
+    stops.push(async () => demoListening?.());
     await engine.start({ feed: roles.has('gateway'), consumer: runtime, sweeper: runtime });
     stops.push(() => engine.stop());
     if (runtime && scanner) {
@@ -218,6 +222,7 @@ export async function startServices(config: Config): Promise<Services> {
         demoSeller = demo;
       }
     }
+    demoListening?.();
 
     let http: HttpEdge | undefined;
     if (roles.has('gateway')) {

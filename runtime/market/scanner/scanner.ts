@@ -50,6 +50,8 @@ export class Scanner {
   private keepRounds = false;
   private inFlight = 0;
   private readonly drained: Array<() => void> = [];
+  /** Probes wait for this: a seller this process serves itself is not probed before it listens. */
+  private ready: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
@@ -98,6 +100,14 @@ export class Scanner {
     }
   }
 
+  /**
+   * Holds every probe until `until` settles: the demo seller starts after the runtime, and rounds
+   * come due at once on a restart, so without the hold its listings would record `unreachable`.
+   */
+  holdProbes(until: Promise<unknown>): void {
+    this.ready = until.then(() => undefined, () => undefined);
+  }
+
   /** Keeps the ids of the rounds probed (tests). */
   recordRounds(): void {
     this.keepRounds = true;
@@ -124,6 +134,7 @@ export class Scanner {
 
   private async probeOnce(resourceId: string, ctx: ListingContext, eventId: string): Promise<{ applied: ApplyResult; scan: ScanEntry }> {
     const target: ProbeTarget = { endpoint: ctx.endpoint, method: ctx.method, assets: ctx.assets };
+    await this.ready;
     const { at, result } = await this.slots.run(async () => {
       const started = this.now();
       return { at: started, result: await probe(target, this.opts.forward, this.opts.usdcToken).catch((e: unknown): ProbeResult => ({ outcome: 'unreachable', http_status: null, latency_ms: null, detail: String(e).slice(0, 300) })) };
