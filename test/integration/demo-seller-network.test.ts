@@ -8,6 +8,11 @@
  * (DESIGN §5 "Scanner": requirements that match the listing's price, asset and payTo), and
  * `anmpay market execute` completes a routed execution of each (DESIGN §6: "discovery, quote,
  * purchase and routed execution work out of the box").
+ * Then a restart after the listings' rounds came due while the service was down: the runtime's
+ * sweeper fires them at once, before the demo seller listens again, and the scanner must not
+ * record its own seller as `unreachable` (which would leave the demo listings `degraded` for
+ * five rounds). The restart is a process of its own, as `npm start` is: its seller packages
+ * load afresh, which takes a while.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,12 +20,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListingContext } from '../../machines/listing/context.ts';
 import { startServices, type Services } from '../../bin/services.ts';
 import type { Config } from '../../runtime/config.ts';
+import { openDb } from '../../storage/open.ts';
 import { DATABASE_URL, dropSchema, NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
 import { cliJson } from '../helpers/cli.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { inProcessConfig } from '../helpers/service-config.ts';
+import { ServiceProcess } from '../helpers/service-process.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -28,19 +36,23 @@ const schema = uniqueName('demonet');
 let dataDir: string;
 let config: Config;
 let services: Services | undefined;
+let restarted: ServiceProcess | undefined;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   if (!realAvailable) return;
   dataDir = await mkdtemp(path.join(tmpdir(), 'anmpay-demo-network-'));
-  config = inProcessConfig(dataDir, `opt_${randomBytes(16).toString('hex')}`, {
+  env = {
     DATABASE_URL, NATS_URL, ANMPAY_DB_SCHEMA: schema, NATS_NAMESPACE: schema,
     ANMPAY_DEMO_SELLER: '1', DEMO_SELLER_PORT: String(await freePort()), USDC_NETWORK: 'eip155:84532',
-  });
+  };
+  config = inProcessConfig(dataDir, `opt_${randomBytes(16).toString('hex')}`, env);
   services = await startServices(config);
 }, 180_000);
 
 afterAll(async () => {
   await services?.stop();
+  await restarted?.stop();
   if (realAvailable) await dropSchema(schema);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
@@ -81,6 +93,30 @@ describe.skipIf(!realAvailable)('the demo seller with USDC_NETWORK=eip155:84532'
       expect(run, capability).toMatchObject({ status: 200, purchase_status: 'EXECUTING' });
       expect(run.headers[header], capability).toBeTruthy();
       await waitFor(async () => (await market(`/api/v1/purchases/${run.intent_id as string}`)).status === 'SETTLED', 10_000, `${capability} settled`);
+    }
+  });
+
+  it('after a restart with their rounds overdue, probes them once the demo seller listens: ok, never unreachable', { timeout: 120_000 }, async () => {
+    const ids = ((await market('/api/v1/resources')).data as Json[]).map((l) => l.resource_id as string);
+    await svc().stop();
+    services = undefined;
+    const own = await openDb({ databaseUrl: DATABASE_URL, schema, poolSize: 2 });
+    try {
+      // Down for longer than a round: every probe timer is due when the service comes back.
+      await own.query(`UPDATE timers SET fire_at = now() - interval '1 hour' WHERE name = 'probe'`);
+      const read = async () => new Map((await own.query<{ id: string; snapshot: { context: ListingContext } }>(`SELECT id, snapshot FROM actors WHERE kind = 'listing'`)).rows.map((r) => [r.id, r.snapshot.context.scan?.recent ?? []]));
+      const before = await read();
+      restarted = ServiceProcess.spawn('restarted', {
+        ...env, ANMPAY_DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', MARKETPLACE_PORT: '0', DEVNET_PORT: '0', DEVNET_BLOCK_MS: '0',
+        ANMPAY_OPERATOR_TOKEN: config.ANMPAY_OPERATOR_TOKEN!, ANMPAY_KEY_PEPPER: config.ANMPAY_KEY_PEPPER!,
+      });
+      const after = await waitFor(async () => {
+        const now = await read();
+        return ids.every((id) => (now.get(id)?.length ?? 0) > (before.get(id)?.length ?? 0)) ? now : undefined;
+      }, 60_000, 'a probe of each demo listing after the restart');
+      for (const id of ids) expect(after.get(id)![0]!.outcome, `${id}: ${after.get(id)![0]!.detail}`).toBe('ok');
+    } finally {
+      await own.close();
     }
   });
 });
