@@ -74,8 +74,27 @@ export interface CreateCompanion {
    * the actors whose events are applied: rows of other actors must not be written (the
    * optimistic path's batch, where each actor's version is checked on its own). A batch
    * statement fails or commits whole. An event whose companion has no `batch` is written alone.
+   * `cte` may be absent when the companion writes nothing (a check).
    */
-  batch?: { arity?: number; cte(first: number, applied?: string): string; rows(result: ApplyResult): ReadonlyArray<ReadonlyArray<Record<string, SqlParam>>> };
+  batch?: { arity?: number; cte?(first: number, applied?: string): string; rows(result: ApplyResult): ReadonlyArray<ReadonlyArray<Record<string, SqlParam>>>; guard?: BatchGuard };
+}
+
+/**
+ * A companion's guard decided for each event of an optimistic batch (update-batch.ts, ADR 0094),
+ * so that a failing guard keeps out its own event only. Without one, an event whose companion
+ * has a guard is written alone.
+ */
+export interface BatchGuard {
+  /** One or more CTEs read before any actor is written, on the batch's parameters from `$first` (as `batch.cte`'s). */
+  cte(first: number): string;
+  /** The condition that the event of the actor `alias.id` passes its guard; one that does not is not written, and is then written alone, where its own statement decides. */
+  holds(alias: string): string;
+  /**
+   * A condition the written rows must meet (what the checks before the writes could not decide,
+   * such as a balance that moved while its row lock was awaited): when it does not hold, the
+   * statement fails whole and each of its writes is sent alone.
+   */
+  sure?(first: number): string;
 }
 
 /** What travels on `actor.<kind>.<partition>` subjects. */

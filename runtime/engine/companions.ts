@@ -12,18 +12,34 @@ export function joinCompanions(a: CreateCompanion, b: CreateCompanion): CreateCo
     params: (created) => [...a.params(created), ...b.params(created)],
     ...((a.guard ?? b.guard) && { guard: (n: number) => guards(n).join(' AND ') }),
     ...((a.unique ?? b.unique) && { unique: [...(a.unique ?? []), ...(b.unique ?? [])] }),
-    ...(a.batch && b.batch && !a.guard && !b.guard && { batch: joinBatches(a.batch, b.batch) }),
+    ...(batchable(a) && batchable(b) && { batch: joinBatches(a.batch!, b.batch!) }),
   };
 }
 
 type Batch = NonNullable<CreateCompanion['batch']>;
 
+/** Whether a companion can be written in a batch statement: it has a batch form, which decides its guard per event if it has one. */
+export function batchable(c: Pick<CreateCompanion, 'batch' | 'guard'>): boolean {
+  return c.batch !== undefined && (c.guard === undefined || c.batch.guard !== undefined);
+}
+
+const joined = (parts: ReadonlyArray<string | undefined>, by: string) => parts.filter((p): p is string => p !== undefined).join(by);
+
 function joinBatches(a: Batch, b: Batch): Batch {
   const first = a.arity ?? 1;
+  const ga = a.guard;
+  const gb = b.guard;
   return {
     arity: first + (b.arity ?? 1),
-    cte: (n, applied) => `${a.cte(n, applied)},\n${b.cte(n + first, applied)}`,
+    ...((a.cte ?? b.cte) && { cte: (n: number, applied?: string) => joined([a.cte?.(n, applied), b.cte?.(n + first, applied)], ',\n') }),
     rows: (r) => [...a.rows(r), ...b.rows(r)],
+    ...((ga ?? gb) && {
+      guard: {
+        cte: (n: number) => joined([ga?.cte(n), gb?.cte(n + first)], ',\n'),
+        holds: (x: string) => joined([ga?.holds(x), gb?.holds(x)], ' AND '),
+        ...((ga?.sure ?? gb?.sure) && { sure: (n: number) => joined([ga?.sure?.(n), gb?.sure?.(n + first)], ' AND ') }),
+      },
+    }),
   };
 }
 

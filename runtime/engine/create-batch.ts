@@ -77,7 +77,8 @@ const batchStatement = memoStatements<BatchParts>(batchKey, (p) => {
   ctes.push(...effects.ctes);
   n = effects.n;
   for (const c of p.companions) {
-    ctes.push(c.batch!.cte(n + 1));
+    const cte = c.batch!.cte?.(n + 1);
+    if (cte) ctes.push(cte);
     n += c.batch!.arity ?? 1;
   }
   // Read at commit, after the statement: the setting holds for this transaction alone.

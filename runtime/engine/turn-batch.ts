@@ -4,7 +4,8 @@
  * phase share one round trip, one backend wake-up, one executor start and one commit instead
  * of paying one each. A batch of one is the write's own statement, unchanged. A batch
  * statement commits or fails whole; when it fails, nothing of it was written and each write is
- * sent alone, so each caller gets exactly what writing alone gives.
+ * sent alone, so each caller gets exactly what writing alone gives. A write the statement left out
+ * on its own (its guard failed, ADR 0094) is sent alone after it, the others kept.
  */
 import { settle, type Letter } from './mailbox.ts';
 
@@ -20,8 +21,12 @@ export interface TurnWrites<T, R> {
   distinct?(item: T): string;
   /** One write alone: its own statement. */
   alone(item: T): Promise<R>;
-  /** Several writes of one group in one statement: each one's result, in order; throws when nothing was written. */
-  together(items: T[]): Promise<R[]>;
+  /**
+   * Several writes of one group in one statement: each one's result, in order; throws when
+   * nothing was written. Undefined for a write the statement left out that must be sent alone
+   * to get its answer (a companion's guard that failed for it alone, ADR 0094).
+   */
+  together(items: T[]): Promise<Array<R | undefined>>;
 }
 
 interface Group<T, R> {
@@ -65,7 +70,7 @@ export class TurnBatcher<T, R> {
 
   private async writeTogether(letters: Array<Letter<T, R>>): Promise<void> {
     if (letters.length === 1) return settle(letters[0]!, this.w.alone(letters[0]!.item));
-    let results: R[];
+    let results: Array<R | undefined>;
     try {
       results = await this.w.together(letters.map((l) => l.item));
     } catch {
@@ -73,6 +78,13 @@ export class TurnBatcher<T, R> {
       await Promise.all(letters.map((l) => settle(l, this.w.alone(l.item))));
       return;
     }
-    for (const [i, l] of letters.entries()) l.resolve(results[i]!);
+    const again: Array<Letter<T, R>> = [];
+    for (const [i, l] of letters.entries()) {
+      const r = results[i];
+      if (r === undefined) again.push(l);
+      else l.resolve(r);
+    }
+    // Left out of the statement, nothing of it written: alone, its own statement answers.
+    await Promise.all(again.map((l) => settle(l, this.w.alone(l.item))));
   }
 }

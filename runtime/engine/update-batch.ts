@@ -8,13 +8,17 @@
  * Each actor's version and dedupe are checked on their own: an actor whose row moved on is not
  * written, and nothing else of its event is (its journal, effects and companion rows are
  * gated by the dedupe rows actually written); its caller goes to the locked path, as when its
- * own statement writes nothing. A failed statement (a companion's unique key taken, a
- * deadlock) wrote nothing, and each write is sent alone. A batch of one is the write's own
- * statement (write-statement.ts `fast`), unchanged.
+ * own statement writes nothing. A companion's guard whose batch form decides it per event
+ * (ADR 0094: a routed execution's fee leg checked or settled on the simulated ledger) is read
+ * before any actor is written: an event whose guard fails is not written, and is sent alone
+ * after the statement, where its own statement refuses it as it would have alone. A failed
+ * statement (a companion's unique key taken, a deadlock, a guard's `sure` condition) wrote
+ * nothing, and each write is sent alone. A batch of one is the write's own statement
+ * (write-statement.ts `fast`), unchanged.
  */
 import type { Db, SqlParam } from '../../storage/db.ts';
 import type { CreateCompanion } from './actor-types.ts';
-import { companionRows } from './companions.ts';
+import { batchable, companionRows } from './companions.ts';
 import { runWrite, type PlannedWrite } from './event-write.ts';
 import { TurnBatcher } from './turn-batch.ts';
 import { batchEffectCtes, batchEffectParams } from './batch-effects.ts';
@@ -29,8 +33,8 @@ type Parts = Pick<WriteParts, 'asyncCommit' | 'outbox' | 'timerDeletes' | 'timer
 export function updateBatcher(db: Db, max = MAX_UPDATE_BATCH): TurnBatcher<PlannedWrite, boolean> {
   return new TurnBatcher({
     max,
-    // A companion without a batch form, or with a guard (a condition on one event's rows), is written alone.
-    groupOf: (w) => (w.companions.some((c) => !c.batch || c.guard !== undefined) ? null : batchKey(partsOf(w))),
+    // A companion without a batch form, or with a guard (a condition on one event's rows) the batch cannot decide per event, is written alone.
+    groupOf: (w) => (w.companions.every(batchable) ? batchKey(partsOf(w)) : null),
     distinct: (w) => w.target.id,
     alone: async (w) => (await runWrite(db, w)).rows[0]?.n === 1,
     together: async (ws) => {
@@ -38,9 +42,11 @@ export function updateBatcher(db: Db, max = MAX_UPDATE_BATCH): TurnBatcher<Plann
       // processes, or two shapes in one) over the same actors take their locks in one order
       // rather than deadlocking (each then waiting deadlock_timeout before its one-by-one retry).
       const byId = [...ws].sort((a, b) => (a.target.id < b.target.id ? -1 : a.target.id > b.target.id ? 1 : 0));
-      const r = await db.query<{ written: string[] | null }>(batchStatement(partsOf(ws[0]!)), batchParams(byId));
+      const r = await db.query<{ written: string[] | null; refused?: string[] | null }>(batchStatement(partsOf(ws[0]!)), batchParams(byId));
       const written = new Set(r.rows[0]?.written ?? []);
-      return ws.map((w) => written.has(w.target.id));
+      // An event whose companion's guard failed is left out: alone, its own statement refuses it (or finds its row moved on).
+      const refused = new Set(r.rows[0]?.refused ?? []);
+      return ws.map((w) => (refused.has(w.target.id) ? undefined : written.has(w.target.id)));
     },
   });
 }
@@ -61,14 +67,25 @@ const applied = (alias: string) => `${alias}.actor_id IN (SELECT actor_id FROM p
  * name), timer rows JSON (each row with its actor_id); then the companions' JSON arrays.
  */
 const batchStatement = memoStatements<Parts>(batchKey, (p) => {
-  let n = 1;
+  const effects = batchEffectCtes(p, 1, true, applied);
+  // Each companion's first parameter, after the effects'.
+  const firsts: number[] = [];
+  let n = effects.n;
+  for (const c of p.companions) {
+    firsts.push(n + 1);
+    n += c.batch!.arity ?? 1;
+  }
+  const guards = p.companions.flatMap((c, i) => (c.batch!.guard ? [{ ...c.batch!.guard, first: firsts[i]! }] : []));
+  const holds = guards.map((g) => `\n               AND ${g.holds('x')}`).join('');
   const ctes = [
     `ev AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ev(id text, event_id text, version integer, event jsonb, state_before text, state_after text, at double precision, snapshot jsonb))`,
+    // The companions' guards, decided for each event before anything is written (ADR 0094).
+    ...guards.map((g) => g.cte(g.first)),
     // Each actor's own checks, as the statement of one write makes them.
     `up AS (UPDATE actors a SET snapshot = x.snapshot, state = x.state_after, version = x.version, updated_at = now()
               FROM ev x
              WHERE a.id = x.id AND a.version = x.version - 1
-               AND NOT EXISTS (SELECT 1 FROM processed_events e WHERE e.actor_id = x.id AND e.event_id = x.event_id AND e.outcome = 'applied')
+               AND NOT EXISTS (SELECT 1 FROM processed_events e WHERE e.actor_id = x.id AND e.event_id = x.event_id AND e.outcome = 'applied')${holds}
             RETURNING a.id)`,
     `pe AS (INSERT INTO processed_events (actor_id, event_id, outcome, seq)
             SELECT x.id, x.event_id, 'applied', x.version FROM ev x WHERE x.id IN (SELECT id FROM up)
@@ -77,16 +94,20 @@ const batchStatement = memoStatements<Parts>(batchKey, (p) => {
     `j AS (INSERT INTO actor_events (actor_id, seq, event_id, event, state_before, state_after, at)
            SELECT x.id, x.version, x.event_id, x.event, x.state_before, x.state_after, to_timestamp(x.at / 1000) FROM ev x WHERE x.id IN (SELECT actor_id FROM pe))`,
   ];
-  const effects = batchEffectCtes(p, n, true, applied);
   ctes.push(...effects.ctes);
-  n = effects.n;
-  for (const c of p.companions) {
-    ctes.push(c.batch!.cte(n + 1, 'pe'));
-    n += c.batch!.arity ?? 1;
+  for (const [i, c] of p.companions.entries()) {
+    const cte = c.batch!.cte?.(firsts[i]!, 'pe');
+    if (cte) ctes.push(cte);
   }
   // An update without its dedupe row would be a snapshot with no journal entry: the checks in
   // `up` make it impossible; should it ever happen, the division fails the statement.
   let tail = `SELECT (SELECT array_agg(id) FROM up) AS written, 1 / ((SELECT count(*) FROM pe) = (SELECT count(*) FROM up))::int AS guard`;
+  if (guards.length > 0) {
+    tail += `,\n  (SELECT array_agg(x.id) FROM ev x WHERE NOT (${guards.map((g) => g.holds('x')).join(' AND ')})) AS refused`;
+    // What only the writes could tell (a balance that moved while its lock was awaited) fails the statement whole.
+    const sure = guards.flatMap((g) => (g.sure ? [g.sure(g.first)] : []));
+    if (sure.length > 0) tail += `,\n  1 / (${sure.join(' AND ')})::int AS sure`;
+  }
   // Read at commit, after the statement: the setting holds for this transaction alone.
   if (p.asyncCommit) tail += `, (SELECT set_config('synchronous_commit', 'off', true)) AS async`;
   return `WITH ${ctes.join(',\n')}\n${tail}`;

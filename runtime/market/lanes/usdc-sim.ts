@@ -143,12 +143,20 @@ export class UsdcSimLedger implements UsdcLedger {
     if (BigInt(a.validBefore) <= BigInt(nowS)) return null;
     const [from, to, nonce] = [lower(a.from), lower(a.to), lower(a.nonce)];
     const tx = txOf(from, nonce);
-    return { tx, companion: { ...SETTLEMENT_COMPANION, params: () => [from, nonce, to, a.value, tx] } };
+    return {
+      tx,
+      companion: {
+        ...SETTLEMENT_COMPANION,
+        params: () => [from, nonce, to, a.value, tx],
+        batch: { ...SETTLEMENT_BATCH, rows: (r) => [[{ actor_id: r.actorId, payer: from, nonce, payee: to, value: a.value, tx }]] },
+      },
+    };
   }
 
   /** The leg's ledger check as a guard on the statement that records it (`UsdcLedger.checkCompanion`, ADR 0059). */
   checkCompanion(authorizer: string, nonce: string, amount: bigint): CreateCompanion {
-    return { ...CHECK_COMPANION, params: () => [lower(authorizer), lower(nonce), amount.toString()] };
+    const [payer, n, value] = [lower(authorizer), lower(nonce), amount.toString()];
+    return { ...CHECK_COMPANION, params: () => [payer, n, value], batch: { ...CHECK_BATCH, rows: (r) => [[{ actor_id: r.actorId, payer, nonce: n, value }]] } };
   }
 }
 
@@ -173,6 +181,59 @@ const CHECK_COMPANION: Omit<CreateCompanion, 'params'> = {
   cte: (n) => `ledger_ok AS (SELECT 1 WHERE coalesce((SELECT b.balance FROM usdc_balances b WHERE b.address = $${n}), 0) >= $${n + 2}::numeric
              AND NOT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = $${n} AND u.nonce = $${n + 1}))`,
   guard: () => `EXISTS (SELECT 1 FROM ledger_ok)`,
+};
+
+type BatchForm = Omit<NonNullable<CreateCompanion['batch']>, 'rows'>;
+
+/**
+ * `CHECK_COMPANION` for several executions recorded in one statement (ADR 0094): each leg
+ * checked on its own against the ledger as it stands, as its own statement checks it; a leg
+ * that fails keeps out its own execution only.
+ */
+const CHECK_BATCH: BatchForm = {
+  guard: {
+    cte: (n) => `lc AS (SELECT c.actor_id FROM jsonb_to_recordset($${n}::jsonb) AS c(actor_id text, payer text, nonce text, value numeric)
+             WHERE coalesce((SELECT b.balance FROM usdc_balances b WHERE b.address = c.payer), 0) >= c.value
+               AND NOT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = c.payer AND u.nonce = c.nonce))`,
+    holds: (x) => `${x}.id IN (SELECT actor_id FROM lc)`,
+  },
+};
+
+/**
+ * `SETTLEMENT_COMPANION` for several events written in one statement (ADR 0094). Before any
+ * actor is written, each settlement is checked as its own statement would find the ledger: its
+ * nonce unused, and its payer's balance covering it with the batch's earlier settlements from
+ * the same payer (in actor id order), so a failing one keeps out its own event only. After the
+ * events are written, the balance rows of every payer and payee are locked in ascending address
+ * order (as `settleCtes` locks them, after the actors as there), each settlement is claimed if
+ * its payer's locked balance still covers it, and each address's balance moves once by its net
+ * amount (a row updated twice in one statement would keep one update). A settlement the locked
+ * rows no longer cover (another transaction debited the payer in between) or whose nonce another
+ * transaction claimed meanwhile fails the statement whole (`sure`): each event is then written
+ * alone.
+ */
+const SETTLEMENT_BATCH: BatchForm = {
+  guard: {
+    cte: (n) => `st AS (SELECT s.*, sum(s.value) OVER (PARTITION BY s.payer ORDER BY s.actor_id) AS upto
+               FROM jsonb_to_recordset($${n}::jsonb) AS s(actor_id text, payer text, nonce text, payee text, value numeric, tx text)),
+  st_ok AS (SELECT s.actor_id FROM st s
+             WHERE coalesce((SELECT b.balance FROM usdc_balances b WHERE b.address = s.payer), 0) >= s.upto
+               AND NOT EXISTS (SELECT 1 FROM usdc_authorizations u WHERE u.authorizer = s.payer AND u.nonce = s.nonce))`,
+    holds: (x) => `${x}.id IN (SELECT actor_id FROM st_ok)`,
+    sure: () => `(SELECT count(*) FROM sc) = (SELECT count(*) FROM sa)`,
+  },
+  cte: (_n, applied) => `sa AS (SELECT s.actor_id, s.payer, s.nonce, s.payee, s.value, s.tx, sum(s.value) OVER (PARTITION BY s.payer ORDER BY s.actor_id) AS upto
+             FROM st s WHERE s.actor_id IN (SELECT actor_id FROM ${applied ?? 'st_ok'})),
+  sl AS (SELECT address, balance FROM usdc_balances WHERE address IN (SELECT payer FROM sa UNION SELECT payee FROM sa) ORDER BY address FOR UPDATE),
+  sc AS (INSERT INTO usdc_authorizations (authorizer, nonce, recipient, value, tx_hash)
+         SELECT s.payer, s.nonce, s.payee, s.value, s.tx FROM sa s JOIN sl ON sl.address = s.payer WHERE sl.balance >= s.upto
+         ON CONFLICT DO NOTHING RETURNING authorizer, recipient, value),
+  sd AS (SELECT d.address, sum(d.delta) AS delta
+           FROM (SELECT authorizer AS address, -value AS delta FROM sc WHERE authorizer <> recipient
+                 UNION ALL SELECT recipient, value FROM sc WHERE authorizer <> recipient) AS d GROUP BY d.address),
+  sm AS (UPDATE usdc_balances b SET balance = b.balance + d.delta FROM sd d WHERE b.address = d.address AND d.address IN (SELECT address FROM sl)),
+  sn AS (INSERT INTO usdc_balances (address, balance) SELECT d.address, d.delta FROM sd d WHERE d.address NOT IN (SELECT address FROM sl)
+         ON CONFLICT (address) DO UPDATE SET balance = usdc_balances.balance + EXCLUDED.balance)`,
 };
 
 interface UsedAuthorization {
