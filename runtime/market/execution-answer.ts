@@ -21,13 +21,14 @@ export interface ExecuteResult {
  * The header the seller's 402 named, read from the payment the buyer built for it: x402 v1
  * payments go in `X-PAYMENT`, v2 in `PAYMENT-SIGNATURE`. The value itself is never changed.
  */
-export function sellerHeader(value: string): { name: string; nonce: string | null } {
+export function sellerHeader(value: string): { name: string; nonce: string | null; parsed: Record<string, unknown> } {
   const v = fromBase64Json(value) as { x402Version?: unknown; payload?: { authorization?: { nonce?: unknown } } } | undefined;
   if (!v || typeof v !== 'object' || (v.x402Version !== 1 && v.x402Version !== 2)) {
     throw new MarketRefusal('invalid_payment', 'seller_payment must be the base64 x402 payment header the seller asked for (x402 v1 or v2).', 'invalid_payload');
   }
   const nonce = v.payload?.authorization?.nonce;
-  return { name: v.x402Version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE', nonce: typeof nonce === 'string' ? nonce.toLowerCase() : null };
+  // `parsed`: the header's document, which the seller leg's check reads rather than decoding the header again.
+  return { name: v.x402Version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE', nonce: typeof nonce === 'string' ? nonce.toLowerCase() : null, parsed: v };
 }
 
 // `ignoreBOM`: a leading byte order mark is part of the seller's bytes, passed through like the rest.

@@ -120,7 +120,7 @@ export class Executions {
     }
     // The buyer's max_price holds only if what is forwarded pays the quoted seller leg and no
     // more: checked as a purchase checks it, though it is forwarded verbatim (ADR 0087).
-    if (!anm) await checkUsdcSellerLeg(usdc, p.ctx, input.sellerPayment).catch(refuse);
+    if (!anm) await checkUsdcSellerLeg(usdc, p.ctx, input.sellerPayment, header.parsed).catch(refuse);
     const listing = await target.catch(refuse);
 
     // Recorded with both transfers bound to this intent and, on ANM, their nonces held (ADR 0043):

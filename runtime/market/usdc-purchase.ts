@@ -43,10 +43,11 @@ async function signedLeg(lane: UsdcLane, ctx: PurchaseContext, leg: LegName, raw
  * A routed execution's seller leg, the payment it forwards verbatim, against the quote's seller
  * leg as a purchase checks it: requirements, amount and payTo exact, time window, signature
  * (ADR 0087). The ledger is the seller's facilitator's to ask: a nonce used or a balance short
- * is the seller's refusal, which ends the execution SELLER_FAILED with no fee taken.
+ * is the seller's refusal, which ends the execution SELLER_FAILED with no fee taken. `parsed`:
+ * the header's document when the caller has decoded it already.
  */
-export async function checkUsdcSellerLeg(lane: UsdcLane, ctx: PurchaseContext, raw: string): Promise<void> {
-  await signedLeg(lane, ctx, 'seller', raw);
+export async function checkUsdcSellerLeg(lane: UsdcLane, ctx: PurchaseContext, raw: string, parsed?: unknown): Promise<void> {
+  await signedLeg(lane, ctx, 'seller', raw, parsed === undefined ? undefined : decodeLeg(parsed, lane.token));
 }
 
 /** The ledger's answer for each leg, as a verified leg or the first refusal in leg order. */
