@@ -22,7 +22,7 @@ const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1fee'
 const BATCH_SQL = 'WITH ev AS (SELECT * FROM jsonb_to_recordset';
 const ONE_SQL = 'WITH up AS (UPDATE actors SET snapshot =';
 
-describe.each(backendFactories)('routed executions recorded together on %s', (_name, open) => {
+describe.each(backendFactories)('routed executions recorded together on %s', (name, open) => {
   let b: Backend;
   let texts: string[];
   let together: MarketServices;
@@ -173,5 +173,29 @@ describe.each(backendFactories)('routed executions recorded together on %s', (_n
     expect([...ends].sort()).toEqual(endsAlone);
     expect(await together.ledger.balanceOf(tight.address)).toBe(0n);
     for (const [i, r] of runs.entries()) if (i % 3 !== 1) expect(await state(r.intentId)).toBe('SETTLED');
+  });
+
+  // Two transactions at once: the real database only.
+  it.skipIf(name !== 'postgres+nats')("a payer debited by another transaction while the answers' statement waits for its row: that statement fails whole, and each answer is recorded alone, its fee refused as alone", async () => {
+    const payer = privateKeyToAccount(generatePrivateKey());
+    await together.ledger.fund(payer.address, 10n ** 12n);
+    const runs: Array<Awaited<ReturnType<typeof quoted>>> = [];
+    for (let i = 0; i < 3; i++) runs.push(await quoted(together, payer));
+    holdFor = 3;
+    let answered!: Promise<Answer[]>;
+    // Another transaction empties the payer's balance and holds its row until the batch waits for it.
+    await b.db.tx(async (q) => {
+      await q.query(`UPDATE usdc_balances SET balance = 0 WHERE address = $1`, [payer.address.toLowerCase()]);
+      answered = executeInOneTurn(together, runs);
+      const waiting = async () => (await b.db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%st AS (%'`)).rows.length > 0;
+      while (!(await waiting())) await new Promise((r) => setTimeout(r, 10));
+    });
+    holdFor = 1;
+    for (const a of await answered) expect(ok(a)).toEqual({ status: 200, purchase_status: 'EXECUTING' });
+    expect(recording('st AS (')).toHaveLength(1);
+    expect(alone('claim AS (')).toHaveLength(3);
+    for (const r of runs) expect(await state(r.intentId)).not.toBe('SETTLED');
+    expect((await b.db.query(`SELECT 1 FROM usdc_authorizations WHERE authorizer = $1`, [payer.address.toLowerCase()])).rows).toHaveLength(0);
+    expect(await together.ledger.balanceOf(payer.address)).toBe(0n);
   });
 });
