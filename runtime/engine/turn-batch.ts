@@ -9,6 +9,9 @@
  */
 import { settle, type Letter } from './mailbox.ts';
 
+/** A write the batch statement left out on its own (ADR 0094): it is then sent alone, which gives its answer. */
+export const SEND_ALONE: unique symbol = Symbol('send alone');
+
 export interface TurnWrites<T, R> {
   /** Writes per statement at most; 1 writes each alone, as it comes. */
   max: number;
@@ -23,10 +26,10 @@ export interface TurnWrites<T, R> {
   alone(item: T): Promise<R>;
   /**
    * Several writes of one group in one statement: each one's result, in order; throws when
-   * nothing was written. Undefined for a write the statement left out that must be sent alone
-   * to get its answer (a companion's guard that failed for it alone, ADR 0094).
+   * nothing was written. `SEND_ALONE` for a write the statement left out that must be sent
+   * alone to get its answer (a companion's guard that failed for it alone, ADR 0094).
    */
-  together(items: T[]): Promise<Array<R | undefined>>;
+  together(items: T[]): Promise<Array<R | typeof SEND_ALONE>>;
 }
 
 interface Group<T, R> {
@@ -70,7 +73,7 @@ export class TurnBatcher<T, R> {
 
   private async writeTogether(letters: Array<Letter<T, R>>): Promise<void> {
     if (letters.length === 1) return settle(letters[0]!, this.w.alone(letters[0]!.item));
-    let results: Array<R | undefined>;
+    let results: Array<R | typeof SEND_ALONE>;
     try {
       results = await this.w.together(letters.map((l) => l.item));
     } catch {
@@ -80,8 +83,8 @@ export class TurnBatcher<T, R> {
     }
     const again: Array<Letter<T, R>> = [];
     for (const [i, l] of letters.entries()) {
-      const r = results[i];
-      if (r === undefined) again.push(l);
+      const r = results[i]!;
+      if (r === SEND_ALONE) again.push(l);
       else l.resolve(r);
     }
     // Left out of the statement, nothing of it written: alone, its own statement answers.

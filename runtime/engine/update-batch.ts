@@ -20,7 +20,7 @@ import type { Db, SqlParam } from '../../storage/db.ts';
 import type { CreateCompanion } from './actor-types.ts';
 import { batchable, companionRows } from './companions.ts';
 import { runWrite, type PlannedWrite } from './event-write.ts';
-import { TurnBatcher } from './turn-batch.ts';
+import { SEND_ALONE, TurnBatcher } from './turn-batch.ts';
 import { batchEffectCtes, batchEffectParams } from './batch-effects.ts';
 import { memoStatements, type WriteParts } from './write-statement.ts';
 
@@ -46,7 +46,7 @@ export function updateBatcher(db: Db, max = MAX_UPDATE_BATCH): TurnBatcher<Plann
       const written = new Set(r.rows[0]?.written ?? []);
       // An event whose companion's guard failed is left out: alone, its own statement refuses it (or finds its row moved on).
       const refused = new Set(r.rows[0]?.refused ?? []);
-      return ws.map((w) => (refused.has(w.target.id) ? undefined : written.has(w.target.id)));
+      return ws.map((w) => (refused.has(w.target.id) ? SEND_ALONE : written.has(w.target.id)));
     },
   });
 }
