@@ -153,7 +153,10 @@ describe.each(backendFactories)('routed executions recorded together on %s', (na
     const lean = privateKeyToAccount(generatePrivateKey());
     const pairAlone = [await quoted(oneByOne, lean), await quoted(oneByOne, lean)];
     await together.ledger.fund(lean.address, pairAlone[0]!.feeAmount);
-    for (const a of await executeInOneTurn(oneByOne, pairAlone)) expect(ok(a)).toEqual({ status: 200, purchase_status: 'EXECUTING' });
+    // The seller answers once both calls are in, so both are recorded EXECUTING before either fee is taken, however the turns fall.
+    holdFor = 2;
+    const pairAnswers = await executeInOneTurn(oneByOne, pairAlone).finally(() => (holdFor = 1));
+    for (const a of pairAnswers) expect(ok(a)).toEqual({ status: 200, purchase_status: 'EXECUTING' });
     const endsAlone = [await state(pairAlone[0]!.intentId), await state(pairAlone[1]!.intentId)].sort();
     expect(endsAlone).toContain('SETTLED');
     expect(endsAlone.filter((s) => s !== 'SETTLED')).toHaveLength(1);
@@ -162,7 +165,8 @@ describe.each(backendFactories)('routed executions recorded together on %s', (na
     const runs = [];
     for (let i = 0; i < 6; i++) runs.push(await quoted(together, i % 3 === 1 ? tight : rich));
     await together.ledger.fund(tight.address, runs[0]!.feeAmount);
-    const answers = await executeInOneTurn(together, runs);
+    holdFor = 6;
+    const answers = await executeInOneTurn(together, runs).finally(() => (holdFor = 1));
     for (const a of answers) expect(ok(a)).toEqual({ status: 200, purchase_status: 'EXECUTING' });
     expect(recording('st AS (').length).toBeLessThanOrEqual(2);
     expect(alone('claim AS (')).toHaveLength(1);
