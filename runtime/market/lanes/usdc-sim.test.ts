@@ -4,6 +4,8 @@
  * authorization move the money once and both answer its transaction; a short balance leaves
  * the nonce unused, also when concurrent settles of one payer overdraw it together.
  */
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendFactories, openReal, realAvailable, type Backend } from '../../../test/helpers/backends.ts';
 import { UsdcSimLedger } from './usdc-sim.ts';
@@ -104,5 +106,15 @@ describe.runIf(realAvailable)('simulated USDC ledger: the purchase read on Postg
     } finally {
       await one.close();
     }
+  });
+});
+
+describe('simulated USDC ledger: transaction ids', () => {
+  it('a settlement names the transaction keccak-256("usdc-sim:<from>:<nonce>") of its lower-case payer and nonce, as recorded settlements do', () => {
+    const ledger = new UsdcSimLedger(null as never);
+    const a = { from: '0x00000000000000000000000000000000000000B1', to: TO, value: '5', validAfter: '0', validBefore: String(2 ** 40), nonce: `0x${'Ab'.repeat(32)}` };
+    const want = `0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`)))}`;
+    expect(ledger.settlementCompanion(a, 0)?.tx).toBe(want);
+    expect(ledger.settlementCompanion({ ...a, nonce: nonce(7) }, 0)?.tx).toBe(`0x${bytesToHex(keccak_256(utf8ToBytes(`usdc-sim:${a.from.toLowerCase()}:${nonce(7)}`)))}`);
   });
 });
