@@ -69,6 +69,20 @@ describe('forward', () => {
     expect(calls).toBe(before);
   });
 
+  it('a target allowed once is not judged again only when its verdict cannot change: a name is looked up on every check', async () => {
+    const strict = { allowPrivate: false, lookupAll: vi.fn(async (host: string) => [{ address: host === 'rebind.example' ? '93.184.216.34' : '127.0.0.1', family: 4 }]) };
+    expect(await checkTarget('http://rebind.example/x', strict)).toBeNull();
+    strict.lookupAll.mockImplementation(async () => [{ address: '10.0.0.7', family: 4 }]);
+    expect(await checkTarget('http://rebind.example/x', strict)).toMatch(/private/);
+    expect(strict.lookupAll).toHaveBeenCalledTimes(2);
+    // A public literal needs no look-up; a literal allowed under the development switch stays refused without it.
+    expect(await checkTarget('http://93.184.216.34/x', strict)).toBeNull();
+    expect(await checkTarget('http://93.184.216.34/x', strict)).toBeNull();
+    expect(await checkTarget(`http://127.0.0.1:${port}/small`, { allowPrivate: true })).toBeNull();
+    expect(await checkTarget(`http://127.0.0.1:${port}/small`, strict)).toMatch(/loopback/);
+    expect(strict.lookupAll).toHaveBeenCalledTimes(2);
+  });
+
   it('reaches exactly the allowed origin (the demo seller, ADR 0037) and still refuses other loopback targets', async () => {
     const origin = `http://127.0.0.1:${port}`;
     const opts = { allowPrivate: false, allowOrigin: (o: string) => o === origin };

@@ -80,8 +80,34 @@ export async function checkTarget(raw: string, opts: ForwardOptions): Promise<st
   return (await targetProblem(raw, opts))?.reason ?? null;
 }
 
+/**
+ * Targets allowed on a verdict that cannot change, per options: the development switch on, or
+ * an address literal outside every blocked range. They need no name looked up, and a listing's
+ * endpoint is checked on every execution. Names, and the demo origin (which another process may
+ * move), are judged each time.
+ */
+const settled = new WeakMap<ForwardOptions, Set<string>>();
+const SETTLED_KEPT = 1_000;
+
+function allowedForGood(raw: string, opts: ForwardOptions): boolean {
+  if (opts.allowPrivate) return true;
+  try {
+    const host = parseTarget(raw).hostname.replace(/^\[(.*)\]$/, '$1');
+    return isIP(host) !== 0 && blockedReason(host) === null;
+  } catch {
+    return false;
+  }
+}
+
 export async function targetProblem(raw: string, opts: ForwardOptions): Promise<TargetProblem | null> {
+  let known = settled.get(opts);
+  if (known?.has(raw)) return null;
   const refused = await refusal(raw, opts);
+  if (refused === null && allowedForGood(raw, opts)) {
+    if (!known) settled.set(opts, (known = new Set()));
+    if (known.size >= SETTLED_KEPT) known.clear();
+    known.add(raw);
+  }
   if (refused === null || !opts.refreshAllowOrigin || privateAllowed(raw, opts)) return refused;
   // A failed read leaves the last known origin: the refusal stands as it was.
   await opts.refreshAllowOrigin().catch(() => undefined);
