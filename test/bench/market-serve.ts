@@ -8,9 +8,14 @@
  * The primary prints `SERVE_JSON {"url","bareUrl","pids"}` (itself first, then the workers)
  * once every worker serves. On stdin, `begin` then `end` ask every worker for its garbage
  * collection time, longest collection, full collections and longest event-loop stall in between;
- * the primary prints `STATS_JSON {"gcMs","stallMs","gcMaxMs","fullGcs"}` (sums, or the longest of any worker). Stdin closed: it stops.
+ * the primary prints `BEGUN` once every worker has begun, then `STATS_JSON {"gcMs","stallMs","gcMaxMs","fullGcs","counts"}` (sums, or the
+ * longest of any worker). Stdin closed: it stops.
+ * With SERVE_ROUTED=1 (bench:execute), each worker is wired as a marketplace process of `npm
+ * start` is for routed execution: it relays the outbox rows its commits write (Engine does so in
+ * the service), may call a seller on loopback (as ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 lets it), and counts its
+ * statements (statement-count.ts), summed into STATS_JSON's `counts`.
  * Env: SERVE_WORKERS, DATABASE_URL, SERVE_SCHEMA, SERVE_NAMESPACE, SERVE_POOL (per worker),
- * SERVE_ANM_RPC, SERVE_FEE_USDC, SERVE_FEE_ANM.
+ * SERVE_ANM_RPC, SERVE_FEE_USDC, SERVE_FEE_ANM, SERVE_ROUTED.
  */
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
@@ -24,10 +29,13 @@ import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
+import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
 import { openDb } from '../../storage/open.ts';
+import { addCounts, NO_STATEMENTS, StatementCounter, type StatementCounts } from './statement-count.ts';
 
 /** GC time summed; its longest pause and its full (mark-compact) collections, for what a p99 pays. */
-type Stats = { type: 'bench:stats'; gcMs: number; stallMs: number; gcMaxMs: number; fullGcs: number };
+type Stats = { type: 'bench:stats'; gcMs: number; stallMs: number; gcMaxMs: number; fullGcs: number; counts: StatementCounts };
+const ROUTED = process.env.SERVE_ROUTED === '1';
 const env = (name: string): string => {
   const v = process.env[name];
   if (!v) throw new Error(`market-serve: ${name} is not set`);
@@ -54,13 +62,18 @@ async function primary(): Promise<void> {
     log: (msg) => process.stderr.write(`${msg}\n`),
   });
   let pending: Stats[] = [];
+  let begun = 0;
   cluster.on('message', (_w, m: Stats | { type?: string }) => {
+    if (m.type === 'bench:begun' && ++begun === workers.pids().length) {
+      begun = 0;
+      process.stdout.write('BEGUN\n');
+    }
     if (m.type !== 'bench:stats') return;
     pending.push(m as Stats);
     if (pending.length < workers.pids().length) return;
     const sum = (f: (s: Stats) => number): number => pending.reduce((a, s) => a + f(s), 0);
     const max = (f: (s: Stats) => number): number => Math.max(...pending.map(f));
-    process.stdout.write(`STATS_JSON ${JSON.stringify({ gcMs: sum((s) => s.gcMs), stallMs: max((s) => s.stallMs), gcMaxMs: max((s) => s.gcMaxMs), fullGcs: sum((s) => s.fullGcs) })}\n`);
+    process.stdout.write(`STATS_JSON ${JSON.stringify({ gcMs: sum((s) => s.gcMs), stallMs: max((s) => s.stallMs), gcMaxMs: max((s) => s.gcMaxMs), fullGcs: sum((s) => s.fullGcs), counts: pending.reduce((a, s) => addCounts(a, s.counts), NO_STATEMENTS) })}\n`);
     pending = [];
   });
   const tell = (type: string): void => {
@@ -73,10 +86,19 @@ async function primary(): Promise<void> {
 }
 
 async function worker(): Promise<void> {
-  const db = await openDb({ databaseUrl: env('DATABASE_URL'), schema: env('SERVE_SCHEMA'), poolSize: Number(env('SERVE_POOL')) });
+  const rawDb = await openDb({ databaseUrl: env('DATABASE_URL'), schema: env('SERVE_SCHEMA'), poolSize: Number(env('SERVE_POOL')) });
   const bus = await NatsBus.connect({ url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', namespace: env('SERVE_NAMESPACE') });
-  const host = new ActorHost({ db, bus, registry: machineRegistry() });
-  const market = openMarket(db, host, { feeAddresses: { USDC: env('SERVE_FEE_USDC'), ANM: env('SERVE_FEE_ANM') }, anm: { rpc: new AnmRpcClient(env('SERVE_ANM_RPC')) } });
+  const counter = new StatementCounter();
+  const db = ROUTED ? counter.market(rawDb) : rawDb;
+  const relay = ROUTED ? new OutboxRelay(counter.relay(rawDb), bus) : undefined;
+  const host = new ActorHost({ db, bus, registry: machineRegistry(), ...(relay && { onOutbox: () => relay.nudge() }) });
+  relay?.start();
+  const market = openMarket(db, host, {
+    feeAddresses: { USDC: env('SERVE_FEE_USDC'), ANM: env('SERVE_FEE_ANM') },
+    anm: { rpc: new AnmRpcClient(env('SERVE_ANM_RPC')) },
+    ...(ROUTED && { forward: { allowPrivate: true } }),
+  });
+  if (ROUTED) counter.watchAnswers(market);
   await market.start(60_000, { watch: marketWorkerIndex() === 0 });
   const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
   const url = await app.listen({ port: Number(env('SERVE_MARKET_PORT')), host: '127.0.0.1' });
@@ -98,15 +120,18 @@ async function worker(): Promise<void> {
   process.on('message', (m: { type?: string }) => {
     if (m.type === 'bench:begin') {
       gc = gcMax = fullGcs = 0;
+      counter.take();
       loop.reset();
       gcs.observe({ entryTypes: ['gc'] });
       loop.enable();
+      process.send?.({ type: 'bench:begun' });
     } else if (m.type === 'bench:end') {
       loop.disable();
+      const counts = counter.take();
       // GC entries reach observers some time after the pause: a short wait lets the last ones in.
       setTimeout(() => {
         gcs.disconnect();
-        process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6, gcMaxMs: gcMax, fullGcs } satisfies Stats);
+        process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6, gcMaxMs: gcMax, fullGcs, counts } satisfies Stats);
       }, 50);
     }
   });
@@ -116,7 +141,8 @@ async function worker(): Promise<void> {
     stopping = true;
     market.stop();
     void Promise.all([app.close(), bare.close()])
-      .then(() => Promise.all([bus.close(), db.close()]))
+      .then(() => relay?.stop())
+      .then(() => Promise.all([bus.close(), rawDb.close()]))
       .finally(() => process.exit(0));
   };
   process.on('SIGTERM', stop);

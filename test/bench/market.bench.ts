@@ -27,21 +27,20 @@
  */
 // First: with no DATABASE_URL it points the bench at the local Unix socket.
 import { databaseTransport } from './bench-env.ts';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { runPaced, type Figures } from './paced-run.ts';
-import { createInterface } from 'node:readline';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import { signLeg } from '../fixtures/market.ts';
-import { backendsCpu, busyShare, machineTicks, procCpu } from './proc-cpu.ts';
+import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
 import { rawVerifyRates } from './raw-verify.ts';
+import { spawnDevnet, spawnMarketServe } from './serve-children.ts';
 import { LOAD_GENERATOR, runRequests, type LoadRequest } from './request-load.ts';
 import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
@@ -79,12 +78,8 @@ if (!(await postgresReachable())) throw new Error('bench:market needs PostgreSQL
 const backend = await openReal({ poolSize: 16 });
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
 // The ANM lane's node: a devnet in another process (mines only on request; nothing is submitted here).
-const devnet = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'devnet-serve.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
-const devnetUrl = (JSON.parse(await new Promise<string>((resolve, reject) => {
-  createInterface({ input: devnet.stdout }).once('line', resolve);
-  devnet.once('exit', (code) => reject(new Error(`devnet exited with ${code}`)));
-})) as { url: string }).url;
-const anmRpc = new AnmRpcClient(`${devnetUrl}/live`);
+const devnet = await spawnDevnet();
+const anmRpc = new AnmRpcClient(`${devnet.url}/live`);
 const market = openMarket(backend.db, host, { feeAddresses: FEE, anm: { rpc: anmRpc } });
 const seller = privateKeyToAccount(generatePrivateKey());
 process.stdout.write(`backend ${backend.name} (${databaseTransport(process.env.DATABASE_URL)}); registering ${LISTINGS} listings…\n`);
@@ -105,28 +100,13 @@ await drive(LISTINGS, 16, async (i) => {
 // This process's market prepares quotes and funds buyers; the service is the workers.
 await market.start(60_000, { watch: false });
 // BENCH_SERVE_NODE_ARGS: more flags for the service's processes (`--cpu-prof --cpu-prof-dir=…` to profile them).
-const serve = spawn(process.execPath, ['--max-semi-space-size=32', ...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(import.meta.dirname, 'market-serve.ts')], {
-  env: { ...process.env, SERVE_WORKERS: String(WORKERS), SERVE_SCHEMA: backend.schema!, SERVE_NAMESPACE: backend.namespace!, SERVE_POOL: String(Math.ceil(16 / WORKERS)), SERVE_ANM_RPC: `${devnetUrl}/live`, SERVE_FEE_USDC: FEE.USDC, SERVE_FEE_ANM: FEE.ANM },
-  stdio: ['pipe', 'pipe', 'inherit'],
+const serve = await spawnMarketServe({
+  nodeArgs: ['--max-semi-space-size=32', ...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+  env: { SERVE_WORKERS: String(WORKERS), SERVE_SCHEMA: backend.schema!, SERVE_NAMESPACE: backend.namespace!, SERVE_POOL: String(Math.ceil(16 / WORKERS)), SERVE_ANM_RPC: `${devnet.url}/live`, SERVE_FEE_USDC: FEE.USDC, SERVE_FEE_ANM: FEE.ANM },
 });
-const serveLines = createInterface({ input: serve.stdout });
-const serveGone = new Promise<never>((_, reject) => serve.once('exit', (code) => reject(new Error(`market-serve exited with ${code}`))));
-serveGone.catch(() => undefined);
-const serveLine = (prefix: string): Promise<string> =>
-  Promise.race([
-    new Promise<string>((resolve) => {
-      const onLine = (l: string): void => {
-        if (!l.startsWith(prefix)) return;
-        serveLines.off('line', onLine);
-        resolve(l.slice(prefix.length));
-      };
-      serveLines.on('line', onLine);
-    }),
-    serveGone,
-  ]);
-const { url, bareUrl, pids: servicePids } = JSON.parse(await serveLine('SERVE_JSON ')) as { url: string; bareUrl: string; pids: number[] };
+const { url, bareUrl } = serve;
 process.stdout.write(`service: ${WORKERS} worker process(es) on one port (BENCH_MARKET_WORKERS) and their primary; the bare route served by as many\n`);
-const serviceCpu = (): number => servicePids.reduce((a, pid) => a + procCpu(pid), 0);
+const serviceCpu = (): number => serve.cpu();
 
 interface Row {
   name: string;
@@ -149,14 +129,12 @@ const backendPids = async (): Promise<number[]> => (await backend.db.query<{ pid
 
 /** `count` requests (`requests` round robin) from the load generator's process; any answer but 2xx stops the bench. */
 async function measure(name: string, base: string, requests: readonly LoadRequest[], count = OPS): Promise<Row> {
-  serve.stdin.write('begin\n');
+  await serve.begin();
   const cpu0 = serviceCpu();
   const ticks0 = machineTicks();
   const { out: r, cpu: pg } = await backendsCpu(backendPids, runRequests({ url: base, requests, count, connections: CONC }));
   const cpu = serviceCpu() - cpu0;
-  const stats = serveLine('STATS_JSON ');
-  serve.stdin.write('end\n');
-  const { gcMs, stallMs, gcMaxMs, fullGcs } = JSON.parse(await stats) as { gcMs: number; stallMs: number; gcMaxMs: number; fullGcs: number };
+  const { gcMs, stallMs, gcMaxMs, fullGcs } = await serve.end();
   if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
   const n = r.requests;
   return { name, rate: r.rps, p50: r.p50, p99: r.p99, nodeMs: (cpu * 1000) / n, pgMs: (pg * 1000) / n, loadMs: (r.loadCpuS * 1000) / n, gcMs: gcMs / n, stallMs, gcMaxMs, fullGcs, busy: busyShare(ticks0, machineTicks()) };
@@ -186,7 +164,7 @@ async function paced(key: string, name: string, rate: number, target: string, fi
   writeFileSync(path.join(dir, 'cookies'), 'none\n');
   if (files.paths) writeFileSync(path.join(dir, 'paths'), files.paths.join('\n'));
   if (files.bodies) writeFileSync(path.join(dir, 'bodies'), files.bodies.join('\n'));
-  serve.stdin.write('begin\n');
+  await serve.begin();
   const cpu0 = serviceCpu();
   const ticks0 = machineTicks();
   const { out: f, cpu: pg } = await backendsCpu(
@@ -194,9 +172,7 @@ async function paced(key: string, name: string, rate: number, target: string, fi
     runPaced(target, path.join(dir, 'cookies'), { sessions: 50, pace: rate / 50, seconds: PACED_SECONDS, warmupS: 2, ...(files.paths && { pathsFile: path.join(dir, 'paths') }), ...(files.bodies && { bodiesFile: path.join(dir, 'bodies') }) }),
   );
   const cpu = serviceCpu() - cpu0;
-  const stats = serveLine('STATS_JSON ');
-  serve.stdin.write('end\n');
-  const { gcMs, stallMs, gcMaxMs, fullGcs } = JSON.parse(await stats) as { gcMs: number; stallMs: number; gcMaxMs: number; fullGcs: number };
+  const { gcMs, stallMs, gcMaxMs, fullGcs } = await serve.end();
   // Warm-up included: CPU and GC are over every request asked, counted or not.
   const n = rate * (PACED_SECONDS + 2);
   pacedRows.push({ name, rate, ...f, nodeMs: (cpu * 1000) / n, pgMs: (pg * 1000) / n, loadMs: f.loadMs, gcMs: gcMs / n, stallMs, gcMaxMs, fullGcs, busy: busyShare(ticks0, machineTicks()) });
@@ -275,7 +251,6 @@ for (const x of pacedRows) {
   );
 }
 market.stop();
-serve.stdin.end();
-await new Promise((resolve) => serve.once('exit', resolve));
-devnet.stdin.end();
+await serve.stop();
+devnet.close();
 await backend.close();
