@@ -1,7 +1,8 @@
 /**
  * The load generator of test/bench/request-load.ts where wrk is not installed, in a process of
  * its own: LOAD_REQUESTS requests from LOAD_FILE (its line format) in order over
- * LOAD_CONNECTIONS keep-alive connections to LOAD_URL; prints one line `LOAD_JSON {...}`.
+ * LOAD_CONNECTIONS keep-alive connections to LOAD_URL; prints one line `LOAD_JSON {...}`, with
+ * `sendCpuS`, its CPU seconds while sending.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -39,6 +40,9 @@ function send(i: number): Promise<void> {
   });
 }
 
+// The CPU of sending alone: the process's start (loading tsx, compiling) is no request's cost.
+const cpu0 = process.cpuUsage();
 const s = await drive(COUNT, CONNECTIONS, send);
+const cpu = process.cpuUsage(cpu0);
 agent.destroy();
-console.log(`LOAD_JSON ${JSON.stringify({ requests: s.ops, rps: s.rate, p50: s.p50, p99: s.p99, non2xx, errors })}`);
+console.log(`LOAD_JSON ${JSON.stringify({ requests: s.ops, rps: s.rate, p50: s.p50, p99: s.p99, non2xx, errors, sendCpuS: (cpu.user + cpu.system) / 1e6 })}`);

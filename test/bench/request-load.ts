@@ -39,8 +39,9 @@ function writeRequests(requests: readonly LoadRequest[]): string {
  * still in flight at the count are answered but not counted (at most `connections`); `exact`
  * sends the count and not one more (the Node generator), for rows whose CPU per request must
  * not carry those extra answers (a purchase's would be replays).
+ * `sendCpuS` (the Node generator only): its CPU seconds while sending, without its start.
  */
-export async function runRequests(o: { url: string; requests: readonly LoadRequest[]; count: number; connections: number; exact?: boolean }): Promise<LoadFigures & { loadCpuS: number }> {
+export async function runRequests(o: { url: string; requests: readonly LoadRequest[]; count: number; connections: number; exact?: boolean }): Promise<LoadFigures & { loadCpuS: number; sendCpuS?: number }> {
   const file = writeRequests(o.requests);
   const cpu0 = endedChildrenCpu();
   const r = wrkInstalled() && !o.exact
@@ -49,7 +50,7 @@ export async function runRequests(o: { url: string; requests: readonly LoadReque
   return { ...r, loadCpuS: endedChildrenCpu() - cpu0 };
 }
 
-async function nodeLoad(url: string, file: string, count: number, connections: number): Promise<LoadFigures> {
+async function nodeLoad(url: string, file: string, count: number, connections: number): Promise<LoadFigures & { sendCpuS: number }> {
   const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'http-load.ts')], {
     LOAD_URL: url,
     LOAD_FILE: file,
@@ -58,5 +59,5 @@ async function nodeLoad(url: string, file: string, count: number, connections: n
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('LOAD_JSON '));
   if (r.code !== 0 || !line) throw new Error(`http-load exited with ${r.code}: ${r.stderr}`);
-  return JSON.parse(line.slice('LOAD_JSON '.length)) as LoadFigures;
+  return JSON.parse(line.slice('LOAD_JSON '.length)) as LoadFigures & { sendCpuS: number };
 }
