@@ -1,18 +1,27 @@
 /**
- * bench:execute's measured run: the rate and latency of `op` driven `n` times with `conc` in
- * flight, and what each operation cost in CPU: this process's, the bench's own PostgreSQL
- * backends' (named by application_name, the outbox relay's included) and the local
- * nats-server's (shared with any other user of it). With `profile`, a V8 CPU profile of the run.
+ * bench:execute's measured run: the rate and latency of a run of `n` operations, and what each
+ * operation cost in CPU: this process's (the seller's, and the load's when it comes from here),
+ * the marketplace's own processes' when it runs apart (its workers and their primary, summed),
+ * the load generator's when it is another process, the bench's own PostgreSQL backends' (named
+ * by application_name: the marketplace's and its outbox relays' included) and the local
+ * nats-server's (shared with any other user of it); and the marketplace's statements per
+ * operation. With `profile`, a V8 CPU profile of this process over the run.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { backendsCpu, busyShare, machineTicks, natsServerPid, procCpu } from './proc-cpu.ts';
+import type { StatementCounts } from './statement-count.ts';
 import { drive, type RunStats } from './stats.ts';
 
 export interface Row {
   name: string;
   r: RunStats;
+  /** CPU ms per operation of this process. */
   cpuMs: number;
+  /** Of the marketplace's processes, when they are not this one. */
+  serviceMs?: number;
+  /** Of the load generator's process, when it is not this one. */
+  loadMs?: number;
   busy: number;
   /** Executions per second until the work after the answers was done too (routed runs). */
   doneRate?: number;
@@ -20,13 +29,33 @@ export interface Row {
   pgMs: number;
   /** CPU ms per operation of the local nats-server, when one runs here. */
   natsMs?: number;
+  /** The marketplace's statements per operation, the outbox relay's apart. */
+  statements?: { all: number; relay: number };
 }
+
+/** A run of operations: driven from this process, or by a load generator in another (its CPU seconds with it). */
+export type Run = () => Promise<{ r: RunStats; loadCpuS?: number }>;
+
+/** `op` driven `n` times from this process with `conc` in flight. */
+export const inProcess =
+  (n: number, conc: number, op: (i: number) => Promise<unknown>): Run =>
+  async () => ({ r: await drive(n, conc, op) });
 
 const NATS_PID = natsServerPid();
 
 export async function measure(
-  opts: { name: string; n: number; conc: number; backendPids: () => Promise<number[]>; after?: () => Promise<void>; profile?: string | undefined },
-  op: (i: number) => Promise<unknown>,
+  opts: {
+    name: string;
+    n: number;
+    backendPids: () => Promise<number[]>;
+    after?: (() => Promise<void>) | undefined;
+    profile?: string | undefined;
+    /** The marketplace's processes' CPU seconds, when they are not this one. */
+    serviceCpu?: (() => number) | undefined;
+    /** Its statement counts over the run. */
+    counts?: { begin(): Promise<void>; end(): Promise<StatementCounts> };
+  },
+  run: Run,
 ): Promise<Row> {
   const { name, n, after, profile } = opts;
   process.stderr.write(`measuring ${name}…\n`);
@@ -36,21 +65,26 @@ export async function measure(
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
   }
+  await opts.counts?.begin();
   const cpu0 = process.cpuUsage();
+  const service0 = opts.serviceCpu?.() ?? 0;
   const nats0 = NATS_PID === undefined ? 0 : procCpu(NATS_PID);
   const ticks0 = machineTicks();
-  const t0 = performance.now();
-  const { out: r, cpu: pgS } = await backendsCpu(
+  const { out, cpu: pgS } = await backendsCpu(
     opts.backendPids,
     (async () => {
-      const stats = await drive(n, opts.conc, op);
+      const ran = await run();
+      // The wait for the work after the answers counts toward done/s, from the run's end: a load
+      // generator in another process takes a while to start, which is no execution's time.
+      const t = performance.now();
       await after?.();
-      return stats;
+      return { ...ran, seconds: ran.r.seconds + (performance.now() - t) / 1000 };
     })(),
   );
-  const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const serviceS = opts.serviceCpu ? opts.serviceCpu() - service0 : undefined;
   const natsS = NATS_PID === undefined ? undefined : procCpu(NATS_PID) - nats0;
+  const counts = await opts.counts?.end();
   if (session) {
     const { profile: p } = await session.post('Profiler.stop');
     writeFileSync(profile!, JSON.stringify(p));
@@ -58,11 +92,14 @@ export async function measure(
   }
   return {
     name,
-    r,
+    r: out.r,
     cpuMs: (cpu.user + cpu.system) / 1000 / n,
+    ...(serviceS !== undefined && { serviceMs: (serviceS * 1000) / n }),
+    ...(out.loadCpuS !== undefined && { loadMs: (out.loadCpuS * 1000) / n }),
     busy: busyShare(ticks0, machineTicks()),
     pgMs: (pgS * 1000) / n,
     ...(natsS !== undefined && { natsMs: (natsS * 1000) / n }),
-    ...(after && { doneRate: n / seconds }),
+    ...(after && { doneRate: n / out.seconds }),
+    ...(counts && { statements: { all: counts.statements / n, relay: counts.relay / n } }),
   };
 }
