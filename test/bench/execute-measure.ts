@@ -103,3 +103,19 @@ export async function measure(
     ...(counts && { statements: { all: counts.statements / n, relay: counts.relay / n } }),
   };
 }
+
+/**
+ * CPU per second of each process group while nothing is asked (outbox relays' polls, the
+ * seller-leg watch, the search index's catch-up): a slow run's per-operation figures carry it too.
+ */
+export async function idleCpu(o: { seconds: number; backendPids: () => Promise<number[]>; serviceCpu?: (() => number) | undefined }): Promise<{ serviceMs?: number; cpuMs: number; pgMs: number }> {
+  const cpu0 = process.cpuUsage();
+  const service0 = o.serviceCpu?.() ?? 0;
+  const { cpu: pgS } = await backendsCpu(o.backendPids, new Promise((r) => setTimeout(r, o.seconds * 1000)));
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    ...(o.serviceCpu && { serviceMs: ((o.serviceCpu() - service0) * 1000) / o.seconds }),
+    cpuMs: (cpu.user + cpu.system) / 1000 / o.seconds,
+    pgMs: (pgS * 1000) / o.seconds,
+  };
+}

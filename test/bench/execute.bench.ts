@@ -40,7 +40,7 @@ import { generateWallet } from '../../runtime/chain/codec/keys.ts';
 import { signLeg } from '../fixtures/market.ts';
 import { anmLeg } from '../fixtures/market-anm.ts';
 import { balances, drained as drainedIn, settledOnce, type Lane, type Settled } from './execute-checks.ts';
-import { inProcess, measure as measureRun, type Row, type Run } from './execute-measure.ts';
+import { idleCpu, inProcess, measure as measureRun, type Row, type Run } from './execute-measure.ts';
 import { openExecuteService, type ExecuteMode } from './execute-service.ts';
 import { runRequests, type LoadRequest } from './request-load.ts';
 import { drive, fmt, percentile } from './stats.ts';
@@ -183,6 +183,10 @@ async function onIdleService(lane: Lane, routed: (p: Prepared) => Promise<unknow
 
 const rows: Row[] = [];
 const added: string[] = [];
+{
+  const idle = await idleCpu({ seconds: 3, backendPids, serviceCpu: service.cpu });
+  added.push(`idle, nothing asked for 3 s: CPU ms per second, ${idle.serviceMs === undefined ? '' : `marketplace ${fmt(idle.serviceMs, 1)}, `}this process ${fmt(idle.cpuMs, 1)}, PG backends ${fmt(idle.pgMs, 1)}`);
+}
 for (const lane of LANES) {
   const direct = (p: Prepared) => call(sellerUrl, JSON.stringify({ question: 1 }), { 'payment-signature': p.header }).then(check(200));
   const routed = (p: Prepared) => call(`${url}/api/v1/route/execute`, p.body).then(check(200));
