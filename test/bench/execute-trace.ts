@@ -1,12 +1,14 @@
 /**
  * BENCH_TRACE=1 in `npm run bench:execute`: where one routed execution's time goes, one at a
- * time (the `serial` part). Each execution gets time marks at the steps of its critical path
- * (DESIGN §5 "Routed execution"), and the run prints the median of each segment between two
- * marks. Wall-clock segments: on a shared machine compare them with each other, not with a
- * quiet run. The marks are monkey patches of node:http, the database handle and the lane, so
- * the code measured is the product's own; only the bench installs them.
+ * time (the `serial` and `idle` parts, each reported apart). Each execution gets time marks at
+ * the steps of its critical path (DESIGN §5 "Routed execution"), and the run prints the median
+ * of each segment between two marks. Wall-clock segments: on a shared machine compare them with
+ * each other, not with a quiet run. The marks are monkey patches of node:http, the database
+ * handle, the pg driver and the lane, so the code measured is the product's own; only the bench
+ * installs them.
  */
 import http from 'node:http';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../storage/db.ts';
 import type { MarketServices } from '../../runtime/market/index.ts';
@@ -21,7 +23,9 @@ const ORDER = [
   'verify1', // the signature recovered and checked
   'record', // the EXECUTING event is handed to the engine
   'stmt', // its statement goes to the driver (step, snapshot JSON, companions done)
-  'commit', // the statement's answer: EXECUTING committed
+  'wire', // the driver has written it to the database's socket
+  'ready', // the driver has read its ReadyForQuery: committed, the answer parsed
+  'commit', // the statement's promise settles: EXECUTING committed
   'send', // the request to the seller is ended (written)
   'seller_in', // the seller has the request
   'seller_out', // the seller ends its answer
@@ -43,12 +47,22 @@ function before<T extends object>(proto: T, name: string, fn: (self: T, args: un
   });
 }
 
+/** Runs `fn` with the receiver after each call of a prototype's method. */
+function after<T extends object>(proto: T, name: string, fn: (self: T) => unknown): void {
+  const original = Reflect.get(proto, name) as (...a: unknown[]) => unknown;
+  Reflect.set(proto, name, function (this: T, ...args: unknown[]) {
+    const r = original.apply(this, args);
+    fn(this);
+    return r;
+  });
+}
+
 export interface ExecuteTrace {
   /** Starts the marks of the next execution (one at a time only). */
   begin(): void;
   /** Ends them: the execution's answer is in the client's hands. */
   end(): void;
-  /** Median ms of each segment over the executions traced, one per line. */
+  /** Median ms of each segment over the executions traced since the last report, one per line. */
   report(): string;
 }
 
@@ -71,6 +85,14 @@ export function traceExecutions(o: { app: FastifyInstance; db: Db; market: Marke
     if (executing) p.then(() => mark('commit'), () => undefined);
     return p;
   };
+  // The driver's own steps for that statement: written to the socket, and its ReadyForQuery read.
+  const queryProto = (pg as unknown as { Query: { prototype: object } }).Query.prototype;
+  const executingQuery = (q: unknown): boolean => {
+    const v = (q as { values?: unknown[] }).values?.[1];
+    return typeof v === 'string' && v.startsWith('execute:');
+  };
+  after(queryProto, 'submit', (q) => executingQuery(q) && mark('wire'));
+  before(queryProto, 'handleReadyForQuery', (q) => executingQuery(q) && mark('ready'));
   const recordLegs = o.market.purchases.recordLegs.bind(o.market.purchases);
   o.market.purchases.recordLegs = (...a) => (mark('record'), recordLegs(...a));
   const lane = o.market.usdc;
@@ -116,6 +138,7 @@ export function traceExecutions(o: { app: FastifyInstance; db: Db; market: Marke
         const v = done.map((m) => m[b]! - m[a]!).filter(Number.isFinite).sort((x, y) => x - y);
         if (v.length > 0) lines.push(`${a} → ${b}: ${fmt(percentile(v, 50), 3)} ms`);
       }
+      done.length = 0;
       return lines.join('\n');
     },
   };

@@ -27,9 +27,9 @@
  * back to back, 500), BENCH_IDLE (one at a time on an idle service, 300), BENCH_PARTS (the parts
  * to run, comma-separated among `statements,saturated,serial,idle`, default all: to iterate on one),
  * BENCH_BUYERS (USDC buyers the executions are spread over, default 1: every settlement then
- * locks the same payer's balance row). In `process` mode only: BENCH_TRACE=1 (the serial part's
- * critical path, segment by segment: execute-trace.ts), BENCH_PROFILE=<file> (a V8 CPU profile of
- * the saturated routed run, one file per lane: `<file>.<lane>.cpuprofile`). Each row gives the CPU
+ * locks the same payer's balance row). In `process` mode only: BENCH_TRACE=1 (the one-at-a-time
+ * parts' critical path, segment by segment: execute-trace.ts), BENCH_PROFILE=<file> (a V8 CPU
+ * profile of the saturated routed run, one file per lane: `<file>.<lane>.cpuprofile`). Each row gives the CPU
  * per operation of each process group (execute-measure.ts) and the marketplace's statements.
  */
 import { databaseTransport, nameBackends } from './bench-env.ts';
@@ -190,6 +190,11 @@ const added: string[] = [];
 for (const lane of LANES) {
   const direct = (p: Prepared) => call(sellerUrl, JSON.stringify({ question: 1 }), { 'payment-signature': p.header }).then(check(200));
   const routed = (p: Prepared) => call(`${url}/api/v1/route/execute`, p.body).then(check(200));
+  const traced = async (p: Prepared): Promise<void> => {
+    trace?.begin();
+    await routed(p);
+    trace?.end();
+  };
   if (PARTS.has('statements') || PARTS.has('saturated')) {
     const st = PARTS.has('statements') ? await statementsPer(lane, 20) : null;
     let saturatedStatements = '';
@@ -212,18 +217,14 @@ for (const lane of LANES) {
   if (PARTS.has('serial')) {
     const prepared = await prepare(lane, SERIAL);
     const d1 = await measure(`${lane}: direct call, one at a time`, SERIAL, inProcess(SERIAL, 1, (i) => direct(prepared[i]!)));
-    const traced = async (p: Prepared): Promise<void> => {
-      trace?.begin();
-      await routed(p);
-      trace?.end();
-    };
     const r1 = await measure(`${lane}: routed execution, one at a time`, SERIAL, inProcess(SERIAL, 1, (i) => traced(prepared[i]!)), { after: () => drained(lane, prepared.map((p) => p.id)) });
     rows.push(d1, r1);
     if (trace) added.push(`${lane}: one at a time, back to back, median of each segment:\n${trace.report()}`);
     added.push(`${lane}: added latency p50 ${fmt(r1.r.p50 - d1.r.p50, 2)} ms (routed ${fmt(r1.r.p50, 2)} ms − direct ${fmt(d1.r.p50, 2)} ms, one at a time, back to back)`);
   }
   if (PARTS.has('idle')) {
-    const idle = await onIdleService(lane, routed, direct);
+    const idle = await onIdleService(lane, traced, direct);
+    if (trace) added.push(`${lane}: one at a time on an idle service, median of each segment:\n${trace.report()}`);
     const [ir, id] = [percentile(idle.routed, 50), percentile(idle.direct, 50)];
     added.push(`${lane}: added latency p50 ${fmt(ir - id, 2)} ms on an idle service (routed ${fmt(ir, 2)} ms, p99 ${fmt(percentile(idle.routed, 99), 2)} ms − direct ${fmt(id, 2)} ms; ${IDLE} of each, each after the previous one's work was done)`);
   }
