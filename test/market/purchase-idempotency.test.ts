@@ -32,6 +32,9 @@ const legs = async () => ({
 });
 const purchase = (intent: string, l: unknown, key: string, url = h.url) =>
   request(url, 'POST', '/api/v1/purchase', { headers: { 'idempotency-key': key }, body: { intent_id: intent, payment: { legs: l } } });
+/** Once `inside` says the attempt is inside the purchase (its key claimed); refused if it answered without getting there. */
+const running = (attempt: Promise<{ status: number }>, inside: Promise<void>): Promise<void> =>
+  Promise.race([inside, attempt.then((r) => Promise.reject(new Error(`the first attempt answered ${r.status} without running the purchase`)))]);
 const verifyEvents = async (intent: string): Promise<number> =>
   (await h.backend.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM actor_events WHERE actor_id = $1 AND event->>'type' = 'purchase.verify'`, [intent])).rows[0]!.n;
 
@@ -73,14 +76,18 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let runs = 0;
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
     h.market.purchases.purchase = async (...args) => {
       runs++;
+      entered();
       await held;
       return original(...args);
     };
     try {
       const first = purchase(intent, l, 'k-race');
-      await new Promise((r) => setTimeout(r, 200));
+      // The others are sent once the first has claimed the key and runs, however long that takes.
+      await running(first, inside);
       const racing = await Promise.all(Array.from({ length: 6 }, () => purchase(intent, l, 'k-race')));
       for (const r of racing) {
         expect(r.status).toBe(429);
@@ -107,13 +114,16 @@ describe('purchase idempotency-key (marketplace.md:94; merchant-payment-api.md:1
     const original = h.market.purchases.purchase.bind(h.market.purchases);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
     h.market.purchases.purchase = async (...args) => {
+      entered();
       await held;
       return original(...args);
     };
     try {
       const first = purchase(intent, l, 'k-two-processes');
-      await new Promise((r) => setTimeout(r, 200));
+      await running(first, inside);
       const elsewhere = await Promise.all(Array.from({ length: 4 }, () => purchase(intent, l, 'k-two-processes', otherUrl)));
       expect(elsewhere.map((r) => [r.status, r.json.error?.code])).toEqual(Array.from({ length: 4 }, () => [429, 'rate_limited']));
       release();
