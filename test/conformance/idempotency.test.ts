@@ -53,9 +53,12 @@ describe('conformance: idempotency', () => {
     const k = idem();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    h().hooks.beforeApply = () => held;
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    h().hooks.beforeApply = () => (entered(), held);
     const first = h().req('POST', PATH, { key, idem: k, body: intentBody() });
-    await new Promise((r) => setTimeout(r, 150));
+    // The retry is sent once the first attempt has claimed the key and is applying, however long that takes.
+    await Promise.race([inside, first.then((r) => Promise.reject(new Error(`the first attempt answered ${r.status} without applying`)))]);
     const retry = await h().req('POST', PATH, { key, idem: k, body: intentBody() });
     h().hooks.beforeApply = undefined;
     release();
