@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
-import { openEmbedded, type Backend } from '../helpers/backends.ts';
+import { openEmbedded, waitFor, type Backend } from '../helpers/backends.ts';
 import { FEE_ADDRESSES } from './harness.ts';
 
 let b: Backend;
@@ -33,7 +33,8 @@ describe('market.start and the watch', () => {
     const off = counted();
     await on.market.start(20);
     await off.market.start(20, { watch: false });
-    await new Promise((r) => setTimeout(r, 300));
+    // Rounds counted, not a time waited: on a loaded machine a period can take much longer than 20 ms.
+    await waitFor(async () => on.rounds.watch > 2 && off.rounds.index > 2, 10_000, 'three rounds of the watch and of the index');
     on.market.stop();
     off.market.stop();
     expect(on.rounds.watch).toBeGreaterThan(2);
