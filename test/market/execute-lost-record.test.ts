@@ -112,8 +112,10 @@ describe('EXECUTING commits without waiting for the disk; the fee only after a d
     // The seller served the call (its leg settled through the facilitator) and the buyer has the answer.
     expect(first.status, first.text).toBe(200);
     expect(first.json.status).toBe(200);
-    // Its record found the intent QUOTED: nothing recorded, no fee.
-    await new Promise((r) => setTimeout(r, 300));
+    // Its record found the intent QUOTED: nothing recorded, no fee. Waited for as this process
+    // learns it, not for a set time: sent before, the next execution would be refused as the
+    // EXECUTING one this process still holds.
+    await waitFor(async () => h.host.seen(b.intentId)?.state === 'QUOTED', 10_000, 'the answer refused by the QUOTED row');
     const after = (await h.market.purchases.read(b.intentId))!;
     expect(after.status).toBe('QUOTED');
     expect(await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(feeBefore);
