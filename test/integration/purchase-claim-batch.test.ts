@@ -11,7 +11,7 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { PurchaseKeys, type PurchaseClaim } from '../../runtime/market/purchase-keys.ts';
 import { registerUsdcListing, signLeg } from '../fixtures/market.ts';
-import { backendFactories, type Backend } from '../helpers/backends.ts';
+import { backendFactories, waitFor, type Backend } from '../helpers/backends.ts';
 import { counting } from '../helpers/counting-db.ts';
 
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: 'anm1fee' };
@@ -162,7 +162,10 @@ describe.each(backendFactories)('purchase key claims in one turn on %s', (name, 
     await new Promise<void>((r) => (inserted = r));
     statements.length = 0;
     const both = Promise.all([Promise.all(asks.map((a) => claim(m.purchaseKeys, a, ''))), Promise.all([...asks].reverse().map((a) => claim(other, a, '')))]);
-    await new Promise((r) => setTimeout(r, 500));
+    // Released once both batches wait at the key, however long they take to get there: released
+    // earlier, the batches would find it committed and never hold keys the other waits for.
+    const waiting = async () => (await b.db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND starts_with(query, $1)`, [BATCH_SQL])).rows.length;
+    await waitFor(async () => (await waiting()) >= 2, 20_000, 'both batches waiting for a lock');
     release();
     await blocker;
     const outcomes = (await both).flat().map((c) => c.outcome);
