@@ -36,15 +36,19 @@ export class ExecutionFees {
 
   /**
    * A served answer recorded with the fee's settlement in its statement (ADR 0052): true when
-   * written, null when the ledger cannot carry it, false when the ledger refused it (nonce used,
-   * balance short): then nothing was written, and the answer is recorded on its own.
+   * written, or when the purchase no longer executes (its EXECUTING record lost, or ended); null
+   * when the ledger cannot carry it, false when the ledger refused it (nonce used, balance
+   * short): then nothing was written, and the answer is recorded on its own.
    */
   async answerWithFee(actor: { kind: string; id: string }, answer: PurchaseEvent & { type: 'execute.answered' }, fee: VerifiedLeg): Promise<boolean | null> {
     const inOne = this.feeSettlement(fee);
     if (!inOne) return null;
     try {
       const r = await this.deps.host.apply(actor, { ...answer, fee_tx: inOne.tx }, inOne.companion);
-      return r.outcome === 'applied' ? true : null;
+      // Not taken by a purchase that no longer executes: the answer alone would not be either, and
+      // sent later it could land on another execution of the intent, recorded meanwhile, and take
+      // its fee for this call.
+      return r.outcome === 'applied' || r.status !== 'EXECUTING' ? true : null;
     } catch (err) {
       if (err instanceof CompanionRefusedError) return false;
       throw err;

@@ -128,4 +128,52 @@ describe('EXECUTING commits without waiting for the disk; the fee only after a d
     const { rows } = await h.backend.db.query(`SELECT 1 FROM usdc_authorizations WHERE lower(nonce) = lower($1)`, [b.feeNonce]);
     expect(rows).toHaveLength(0);
   });
+
+  it("an answer refused as its EXECUTING record was lost is not recorded on the intent's next execution: that one ends with its own answer, SELLER_FAILED, no fee", async () => {
+    const b = await quoteAndSign();
+    const quoted = await rowsOf(b.intentId);
+    const feeBefore = await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC);
+    duringCall = async () => {
+      duringCall = null;
+      await restore(b.intentId, quoted);
+    };
+    // The first call's served answer, were it recorded again without its fee, waits until the next
+    // execution is recorded; that execution's own answer then waits for it: the order a slow
+    // record takes on a loaded machine, whatever the timing here.
+    const apply = h.host.apply.bind(h.host);
+    let recordedNext!: () => void;
+    const nextRecorded = new Promise<void>((r) => (recordedNext = r));
+    let executes = 0;
+    let resent: Promise<unknown> | null = null;
+    h.host.apply = async (target, event, companion) => {
+      const e = event as { type: string; seller_status?: number; fee_tx?: string };
+      if (target.id !== b.intentId || e.type !== 'execute.answered') {
+        const r = await apply(target, event, companion);
+        if (target.id === b.intentId && e.type === 'purchase.execute' && ++executes === 2) recordedNext();
+        return r;
+      }
+      if (e.seller_status === 200 && e.fee_tx === undefined) {
+        const late = nextRecorded.then(() => apply(target, event, companion));
+        resent = late;
+        return late;
+      }
+      if (resent) await resent.catch(() => undefined);
+      return apply(target, event, companion);
+    };
+    try {
+      const first = await execute(b);
+      expect([first.status, first.json.status], first.text).toEqual([200, 200]);
+      await waitFor(async () => h.host.seen(b.intentId)?.state === 'QUOTED', 10_000, 'the answer refused by the QUOTED row');
+      const again = await execute(b);
+      expect([again.status, again.json.status], again.text).toEqual([200, 402]);
+      const end = await waitFor(async () => {
+        const s = (await h.market.purchases.read(b.intentId))?.status;
+        return s !== 'EXECUTING' && s;
+      }, 10_000, 'the second execution ended');
+      expect(end).toBe('SELLER_FAILED');
+      expect(await h.market.ledger.balanceOf(FEE_ADDRESSES.USDC)).toBe(feeBefore);
+    } finally {
+      h.host.apply = apply;
+    }
+  });
 });
