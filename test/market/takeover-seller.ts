@@ -1,8 +1,9 @@
 /**
  * The seller of the takeover-limit suites: it counts the requests each endpoint gets and
  * answers each after 300 ms, so copies sent at once arrive while the first probe is in flight
- * or just after. Its 402 pays whoever `payees` names for that endpoint; without an entry it
- * answers 404.
+ * or just after; a test that needs them to arrive while it is in flight, however slow the
+ * machine, holds an endpoint's answers on a promise in `holds`. Its 402 pays whoever `payees`
+ * names for that endpoint; without an entry it answers 404.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -20,17 +21,20 @@ export interface TakeoverSeller {
   hits: Record<string, number>;
   /** Whom each endpoint's 402 pays. */
   payees: Record<string, string[]>;
+  /** An endpoint answers only once its promise here has settled (then after the usual 300 ms). */
+  holds: Record<string, Promise<void>>;
 }
 
 export async function startTakeoverSeller(): Promise<TakeoverSeller> {
   const hits: Record<string, number> = {};
   const payees: Record<string, string[]> = {};
+  const holds: Record<string, Promise<void>> = {};
   let base = '';
   const app = express();
   app.get('/:name', (req, res) => {
     const name = req.params.name;
     hits[name] = (hits[name] ?? 0) + 1;
-    setTimeout(() => {
+    void (holds[name] ?? Promise.resolve()).then(() => setTimeout(() => {
       const to = payees[name];
       if (!to) return void res.status(404).send('no such thing');
       res.status(402).json({
@@ -41,12 +45,12 @@ export async function startTakeoverSeller(): Promise<TakeoverSeller> {
           mimeType: 'application/json', payTo, maxTimeoutSeconds: 60, asset: USDC_TOKEN.address, extra: { name: USDC_TOKEN.name, version: USDC_TOKEN.version },
         })),
       });
-    }, 300);
+    }, 300));
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { server, base, hits, payees };
+  return { server, base, hits, payees, holds };
 }
 
 /** A squatter's listing of `path`, once the scanner's first probe of it is recorded (that request is the scanner's). */
