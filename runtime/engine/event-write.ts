@@ -26,7 +26,6 @@ export interface PlannedWrite {
   next: Accepted;
   effects: EffectPlan;
   parts: WriteParts;
-  params: SqlParam[];
   /** The machine's registration's (on insert), then the caller's. */
   companions: CreateCompanion[];
   /** The caller's own companion, if any. */
@@ -48,28 +47,33 @@ export function planWrite(
 ): PlannedWrite {
   const { version, stateBefore, merchant, mode } = at;
   const effects = planEffects(def.kind, target.id, version, next.effects, { merchant, mode }, timerEventName(event));
-  const { outbox, timerUpserts, timerDeletes } = effects;
-  const parts: WriteParts = { update: how === 'update', fast: how === 'fast', asyncCommit: how !== 'insert' && registry.asyncEvent(def.kind, event.type), outbox: outbox.length > 0, timerDeletes: timerDeletes.length > 0, timerUpserts: timerUpserts.length > 0 };
-  const eventJson = JSON.stringify(event);
-  const params: SqlParam[] = [target.id, event.id, version, eventJson, stateBefore, next.status, event.at];
-  if (parts.outbox) params.push(JSON.stringify(outbox));
-  if (parts.timerDeletes) params.push(timerDeletes);
-  if (parts.timerUpserts) params.push(JSON.stringify(timerUpserts));
-  if (how !== 'insert') params.push(next.json);
+  const parts: WriteParts = { update: how === 'update', fast: how === 'fast', asyncCommit: how !== 'insert' && registry.asyncEvent(def.kind, event.type), outbox: effects.outbox.length > 0, timerDeletes: effects.timerDeletes.length > 0, timerUpserts: effects.timerUpserts.length > 0 };
   const result = resultOf('applied', def, target.id, version, next.status, next.snapshot, merchant, mode, next.json);
   // An actor inserted on the locked path (after a lost race) gets its machine's rows too.
   const companions = [how === 'insert' ? registry.companion(def.kind) : undefined, companion].filter((c): c is CreateCompanion => c !== undefined);
-  if (companions.length > 0) {
-    parts.companions = companions;
-    for (const c of companions) params.push(...c.params(result));
-  }
-  return { target, event, eventJson, version, stateBefore, next, effects, parts, params, companions, companion, result };
+  if (companions.length > 0) parts.companions = companions;
+  return { target, event, eventJson: JSON.stringify(event), version, stateBefore, next, effects, parts, companions, companion, result };
+}
+
+/**
+ * The parameters of the write's own statement (write-statement.ts), made only when it is sent
+ * alone: a write sent with others of its shape takes the batch statement's (update-batch.ts).
+ */
+function writeParams(w: PlannedWrite): SqlParam[] {
+  const { target, event, parts, effects } = w;
+  const params: SqlParam[] = [target.id, event.id, w.version, w.eventJson, w.stateBefore, w.next.status, event.at];
+  if (parts.outbox) params.push(JSON.stringify(effects.outbox));
+  if (parts.timerDeletes) params.push(effects.timerDeletes);
+  if (parts.timerUpserts) params.push(JSON.stringify(effects.timerUpserts));
+  if (parts.update || parts.fast) params.push(w.next.json);
+  for (const c of w.companions) params.push(...c.params(w.result));
+  return params;
 }
 
 /** Sends the write's own statement; a refused companion is `CompanionRefusedError`. */
 export async function runWrite(q: Queryable, w: PlannedWrite): Promise<QueryResult<Record<string, unknown>>> {
   try {
-    return await q.query(writeStatement(w.parts), w.params);
+    return await q.query(writeStatement(w.parts), writeParams(w));
   } catch (err) {
     if (w.companion && companionRefused(w.companion, err)) throw new CompanionRefusedError(w.target.id, w.companion.name);
     throw err;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { create, replay, restore, step, type PersistedSnapshot } from '../../machines/kit/step.ts';
+import { create, replay, restore, type PersistedSnapshot } from '../../machines/kit/step.ts';
+import { stepChecked } from './step-checked.ts';
 import { invoiceDefinition } from '../../machines/invoice/definition.ts';
 import type { InvoiceContext } from '../../machines/invoice/context.ts';
 import { webhookEventId } from '../../runtime/engine/webhook-id.ts';
@@ -106,7 +107,7 @@ function run(events: Ev[]) {
   const statuses = new Set([status]);
   for (const raw of events) {
     const e = invoiceDefinition.events.parse(raw);
-    const r = step(invoiceDefinition, snap, e);
+    const r = stepChecked(invoiceDefinition, snap, e);
     model = expected(model, raw);
     expect(r.status, `${status} + ${raw.type}`).toBe(model.status);
     if (TERMINAL.has(status)) expect(r.status).toBe(status);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { create, replay, restore, step, type StepResult } from '../../machines/kit/step.ts';
+import { create, replay, restore, type StepResult } from '../../machines/kit/step.ts';
+import { stepChecked } from './step-checked.ts';
 import type { PaymentIntentContext } from '../../machines/payment-intent/context.ts';
 import { paymentIntentDefinition as def } from '../../machines/payment-intent/definition.ts';
 import type { PaymentIntentEvent } from '../../machines/payment-intent/events.ts';
@@ -198,7 +199,7 @@ function run(required: number, cmds: Cmd[]): Set<string> {
   for (const cmd of cmds) {
     const e = toEvent(cmd, ctxOf(cur.snapshot), m);
     m.observe(e);
-    const res = step(def, cur.snapshot, e);
+    const res = stepChecked(def, cur.snapshot, e);
     checkStep(cur, e, res, m, required);
     if (res.accepted) journal.push(e);
     cur = res;

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { create, replay, step, type PersistedSnapshot } from '../../machines/kit/step.ts';
+import { create, replay, type PersistedSnapshot } from '../../machines/kit/step.ts';
 import type { PurchaseContext } from '../../machines/purchase/context.ts';
 import { purchaseDefinition } from '../../machines/purchase/definition.ts';
 import { TERMINAL } from '../../machines/purchase/view.ts';
@@ -20,6 +20,7 @@ import type { EventBase } from '../../machines/kit/durable.ts';
 import type { EffectAction } from '../../machines/kit/effects.ts';
 import { legSettled } from '../../machines/purchase/chain-legs.ts';
 import { answerRuleAgrees } from './answer-status.ts';
+import { stepChecked } from './step-checked.ts';
 
 const T = 1_800_000_000_000;
 
@@ -122,7 +123,7 @@ describe('purchase machine model (DESIGN §5)', () => {
           let sellerSpent = false;
           for (const e of events.slice(1)) {
             const before = snap.context as PurchaseContext;
-            const r = step(purchaseDefinition, snap, e);
+            const r = stepChecked(purchaseDefinition, snap, e);
             if (TERMINAL.includes(status) && r.accepted) throw new Error(`terminal ${status} accepted ${e.type}`);
             if (r.accepted) applied.push(e);
             // Its statement moves the fee: taken only where the fee is then counted as taken.
@@ -229,7 +230,7 @@ describe('purchase machine model on the ANM lane (DESIGN §3, §5; ADR 0016)', (
           let status = 'QUOTED';
           const applied: EventBase[] = [events[0]!];
           for (const e of events.slice(1)) {
-            const r = step(purchaseDefinition, snap, e);
+            const r = stepChecked(purchaseDefinition, snap, e);
             if (TERMINAL.includes(status) && r.accepted) throw new Error(`terminal ${status} accepted ${e.type}`);
             if (r.accepted) applied.push(e);
             // Its statement moves the fee: taken only where the fee is then counted as taken.

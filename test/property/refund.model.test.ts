@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { create, replay, restore, step, type PersistedSnapshot } from '../../machines/kit/step.ts';
+import { create, replay, restore, type PersistedSnapshot } from '../../machines/kit/step.ts';
+import { stepChecked } from './step-checked.ts';
 import { refundDefinition } from '../../machines/refund/definition.ts';
 import type { RefundContext } from '../../machines/refund/context.ts';
 
@@ -50,7 +51,7 @@ describe('refund machine, model-based', () => {
         const toIntent: string[] = [];
         for (const raw of events) {
           const e = refundDefinition.events.parse(raw);
-          const r = step(refundDefinition, snap, e);
+          const r = stepChecked(refundDefinition, snap, e);
           if (TERMINAL.has(status)) expect(r.accepted, `${status} accepted ${e.type}`).toBe(false);
           if (r.accepted) accepted.push(e);
           for (const fx of r.effects) if (fx.type === 'sendTo') toIntent.push((fx.params.event as { type: string }).type);
