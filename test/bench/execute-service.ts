@@ -1,12 +1,12 @@
 /**
  * bench:execute's marketplace, deployed one of two ways (BENCH_EXECUTE_MODE):
  *
- * - `workers` (the default): as `npm start` serves it with MARKET_WORKERS (ADR 0051):
- *   BENCH_MARKET_WORKERS (default 2) market-serve.ts processes sharing one port, each with its
+ * - `workers`: as `npm start` serves it with MARKET_WORKERS (ADR 0051):
+ *   BENCH_MARKET_WORKERS (default 1) market-serve.ts processes sharing one port, each with its
  *   own pool, actor host and outbox relay (SERVE_ROUTED=1), the ANM node a devnet in a process
  *   of its own. The bench's process registers the listing, funds the buyers and makes the
  *   quotes; it serves only the seller.
- * - `process`: the marketplace app, its relay and (on ANM) the devnet in the bench's own
+ * - `process` (the default): the marketplace app, its relay and (on ANM) the devnet in the bench's own
  *   process, next to the seller and the load: one event loop does it all.
  *
  * Either way the bench's process keeps an actor host, a market and an outbox relay of its own

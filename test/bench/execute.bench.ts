@@ -13,12 +13,15 @@
  * (done/s), and so does the CPU per execution. After the saturated USDC run the ledger is read
  * back: every fee settled once, whichever marketplace process took it (execute-checks.ts).
  *
- * The marketplace is deployed as BENCH_EXECUTE_MODE says (execute-service.ts): `workers`, the
- * default, serves it as `npm start` does with MARKET_WORKERS (BENCH_MARKET_WORKERS processes,
- * default 2, PostgreSQL only), the saturated load (the direct call's and the routed one's alike)
- * from test/bench/http-load.ts in a process of its own, the seller in this process; `process`
- * runs the marketplace, the seller and the load in this one process (and falls back to PGlite
- * without PostgreSQL). One at a time, the calls come from this process in both modes.
+ * The marketplace is deployed as BENCH_EXECUTE_MODE says (execute-service.ts): `process`, the
+ * default, runs the marketplace, the seller and the load in this one process (and falls back to
+ * PGlite without PostgreSQL); `workers` serves it as `npm start` does with MARKET_WORKERS
+ * (BENCH_MARKET_WORKERS processes, default 1, PostgreSQL only), the saturated load (the direct
+ * call's and the routed one's alike) from test/bench/http-load.ts in a process of its own, the
+ * seller in this process. In `workers` mode the quotes are made by this process, so each
+ * execution reads its purchase, which the marketplace's processes have never held, in a
+ * statement of its own: a buyer quoting and executing on one marketplace process does not.
+ * One at a time, the calls come from this process in both modes.
  * One at a time is measured twice: back to back, where each call shares the service with the
  * previous execution's work after its answer (recording it, the fee, the outbox), and on an idle
  * service, where each call starts once that work is done (the latency a caller sees when the
@@ -56,9 +59,9 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? 'statements,saturated,serial,i
 const PROFILE = process.env.BENCH_PROFILE;
 const BUYERS = Number(process.env.BENCH_BUYERS ?? 1);
 const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Lane[];
-const MODE = (process.env.BENCH_EXECUTE_MODE ?? 'workers') as ExecuteMode;
+const MODE = (process.env.BENCH_EXECUTE_MODE ?? 'process') as ExecuteMode;
 if (MODE !== 'workers' && MODE !== 'process') throw new Error(`BENCH_EXECUTE_MODE: ${MODE as string} (workers or process)`);
-const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 2);
+const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 1);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
