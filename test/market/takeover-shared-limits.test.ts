@@ -21,6 +21,8 @@ import { squattedListing, startTakeoverSeller, type TakeoverSeller } from './tak
 
 const COOLDOWN_MS = 8_000;
 const COPIES = 12;
+/** The gates' own cooldown in the claim tests below: short, so a test can wait it out. */
+const GATE_COOLDOWN_MS = 1_500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const answer = (r: { status: number; json: unknown }) => `${r.status} ${(r.json as { error?: { code?: string } }).error?.code ?? 'none'}`;
 
@@ -122,12 +124,12 @@ describe.each(backendFactories)('takeover cooldown claim on %s: two gates over o
    * enough that more has (a refusal told a constant 1 s still fails whenever the machine is quick).
    */
   const restOfCooldown = (since: number): number[] => {
-    const least = Math.max(1, Math.ceil((1_500 - (Date.now() - since)) / 1_000));
+    const least = Math.max(1, Math.ceil((GATE_COOLDOWN_MS - (Date.now() - since)) / 1_000));
     return least === 2 ? [2] : [1, 2];
   };
 
   it('the first claims the probe, the second is refused with what is left of the cooldown, then claims it once it ended', async () => {
-    const [a, b] = [new TakeoverGate(backend.db, 1_500), new TakeoverGate(backend.db, 1_500)];
+    const [a, b] = [new TakeoverGate(backend.db, GATE_COOLDOWN_MS), new TakeoverGate(backend.db, GATE_COOLDOWN_MS)];
     let probes = 0;
     const probe = async () => (probes++, proof);
     const since = Date.now();
@@ -139,7 +141,7 @@ describe.each(backendFactories)('takeover cooldown claim on %s: two gates over o
     // Another listing is not held by this one's cooldown.
     expect(await b.run('res_bb', 'terms-b', probe, async () => 'b')).toBe('b');
     expect(probes).toBe(2);
-    await sleep(1_600);
+    await sleep(GATE_COOLDOWN_MS + 100);
     expect(await b.run('res_aa', 'terms-b', probe, async () => 'b')).toBe('b');
     expect(probes).toBe(3);
   });
@@ -160,7 +162,7 @@ describe.each(backendFactories)('takeover cooldown claim on %s: two gates over o
   it('a gate refuses what it knows is cooling without asking the database; once that has passed, the claim decides again', async () => {
     let queries = 0;
     const counted: Queryable = { query: (sql, params) => (queries++, backend.db.query(sql, params)), exec: (sql) => backend.db.exec(sql) };
-    const [a, b] = [new TakeoverGate(counted, 1_500), new TakeoverGate(counted, 1_500)];
+    const [a, b] = [new TakeoverGate(counted, GATE_COOLDOWN_MS), new TakeoverGate(counted, GATE_COOLDOWN_MS)];
     let probes = 0;
     const probe = async () => (probes++, proof);
     const refusal = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => `${(e as MarketRefusal).code} ${(e as MarketRefusal).retryAfter}`);
@@ -172,7 +174,7 @@ describe.each(backendFactories)('takeover cooldown claim on %s: two gates over o
     const asked = queries;
     for (const g of [a, b, a, b]) expect(cooling(since)).toContain(await refusal(g.run('res_ee', 'terms-c', probe, async () => 'c')));
     expect(queries).toBe(asked);
-    await sleep(1_600);
+    await sleep(GATE_COOLDOWN_MS + 100);
     // Over for both: `a` claims again; `b`, whose memory says it is over too, is refused by the database.
     const again = Date.now();
     expect(await a.run('res_ee', 'terms-a2', probe, async () => 'a')).toBe('a');
