@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../runtime/merchant/merchants.ts';
 import { startHttp } from '../../gateway/server.ts';
-import { expectDrainOnClose, idem, intentBody, request, useHarness, type Res } from './harness.ts';
+import { DRAIN_MS, expectDrainOnClose, idem, intentBody, request, useHarness, type Res } from './harness.ts';
 
 describe('conformance: endpoints', () => {
   const h = useHarness();
@@ -134,7 +134,7 @@ describe('conformance: endpoints', () => {
 
   it('GET /healthz while the process drains on shutdown: 503 until the listener closes, in-flight requests answered', async () => {
     const { lifecycle: _l, baseUrl: _b, ...deps } = h().deps;
-    const edge = await startHttp(deps, { host: '127.0.0.1', port: 0, drainMs: 400 });
+    const edge = await startHttp(deps, { host: '127.0.0.1', port: 0, drainMs: DRAIN_MS });
     await expectDrainOnClose(edge, () => request(edge.url, 'GET', '/api/v1/balance', { key }), 200);
   });
 

@@ -95,14 +95,19 @@ export function request(url: string, method: string, path: string, opts: ReqOpti
 }
 
 /**
+ * HTTP_DRAIN_MS for the edges `expectDrainOnClose` stops: the two requests it sends while the
+ * edge drains must be answered before the listener closes, however loaded the machine.
+ */
+export const DRAIN_MS = 2_000;
+
+/**
  * An edge closing with a drain time (docs/deploy.md "Stopping"): `/healthz` answers 200, then
- * 503 `draining` while `close()` runs, and `during` (a request still answered) is checked
- * meanwhile; after it the listener is gone.
+ * 503 `draining` from the moment `close()` is called, and `during` (a request still answered) is
+ * checked meanwhile; after it the listener is gone.
  */
 export async function expectDrainOnClose(edge: { url: string; close(): Promise<void> }, during: () => Promise<Res>, expected: number): Promise<void> {
   expect((await request(edge.url, 'GET', '/healthz')).status).toBe(200);
   const closing = edge.close();
-  await new Promise((r) => setTimeout(r, 100));
   const health = await request(edge.url, 'GET', '/healthz');
   expect([health.status, health.json]).toEqual([503, { status: 'draining' }]);
   expect((await during()).status).toBe(expected);

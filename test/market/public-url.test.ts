@@ -9,6 +9,7 @@ import { startServices, type Services } from '../../bin/services.ts';
 import { ConfigError, loadConfig } from '../../runtime/config.ts';
 import { dropSchema, realAvailable, uniqueName } from '../helpers/backends.ts';
 import { marketplaceRoleEnv } from '../helpers/service-config.ts';
+import { DRAIN_MS } from '../conformance/harness.ts';
 
 const schema = uniqueName('mktpub');
 let services: Services | undefined;
@@ -50,13 +51,13 @@ describe.runIf(realAvailable)('the marketplace process names its own base, never
   });
 
   it('ANMPAY_ROLES=marketplace alone serves /healthz for its load balancer (DESIGN §6), 503 for HTTP_DRAIN_MS on stop', async () => {
-    services = await start({ HTTP_DRAIN_MS: '300' });
+    services = await start({ HTTP_DRAIN_MS: String(DRAIN_MS) });
     const url = services.marketplace!.url;
     const ok = await fetch(`${url}/healthz`);
     expect([ok.status, await ok.json()]).toEqual([200, { status: 'ok' }]);
+    // The drain is stop()'s first step, taken before its first await: 503 from here on.
     const stopping = services.stop();
     services = undefined;
-    await new Promise((r) => setTimeout(r, 100));
     const draining = await fetch(`${url}/healthz`);
     expect([draining.status, await draining.json()]).toEqual([503, { status: 'draining' }]);
     await stopping;
