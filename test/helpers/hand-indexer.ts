@@ -11,7 +11,16 @@ import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
+import type { Db } from '../../storage/db.ts';
 import { openEmbedded, type Backend } from './backends.ts';
+
+/**
+ * A holder that stopped renewing, once its lease ran out: the expiry moved to now instead of
+ * waited for, since a lease short enough to wait out could also run out inside one slow pass.
+ */
+export async function leaseRunsOut(db: Db, network: string, holder: string): Promise<void> {
+  await db.query(`UPDATE chain_leases SET expires_at = now() - interval '1 millisecond' WHERE network = $1 AND holder = $2`, [network, holder]);
+}
 
 /** Publishing to a subject in `failing` throws, as a lost NATS connection would. */
 export function recordingBus(log: ActorEnvelope[], failing: ReadonlySet<string> = new Set()): Bus {

@@ -7,7 +7,7 @@ import { generateWallet, sign } from '../../runtime/chain/codec/keys.ts';
 import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { buildRefundTx } from '../../runtime/chain/payment-tx.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
-import { recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
+import { leaseRunsOut, recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
 
 /**
  * Issue 27, ADR 0016: a reorg that takes a refund transfer off the chain without the node
@@ -102,7 +102,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
     const rpc = Object.assign(Object.create(chain.rpc) as typeof chain.rpc, {
       pendingTransactions: async () => (await chain.rpc.pendingTransactions()).filter((t) => !evicted.has(t.hash)),
     });
-    const a = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'a3', startHeight: 0, leaseMs: 2_000 });
+    const a = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'a3', startHeight: 0 });
     await chain.rpc.mine(1);
     await a.tick();
     const { id, tx } = await sentRefund();
@@ -112,7 +112,7 @@ describe('a transfer reorged off the chain and out of the mempool is reported dr
 
     // `a` goes quiet without releasing its lease; the transfer is evicted; `b` takes over once the lease ran out.
     evicted.add(tx);
-    await new Promise((r) => setTimeout(r, 2_200));
+    await leaseRunsOut(chain.b.db, 'test', 'a3');
     const b = new ChainIndexer({ network: 'test', rpc, db: chain.b.db, bus: recordingBus(log), holder: 'b3', startHeight: 0 });
     await b.tick();
     expect(b.isLeader()).toBe(true);

@@ -6,7 +6,7 @@ import { ChainIndexer } from '../../runtime/chain/indexer/indexer.ts';
 import { LeaseLostError, reservePositions } from '../../runtime/chain/indexer/positions.ts';
 import type { ActorEnvelope } from '../../runtime/engine/actor-types.ts';
 import { payIntent } from '../helpers/chain-harness.ts';
-import { recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
+import { leaseRunsOut, recordingBus, useEmbeddedChain } from '../helpers/hand-indexer.ts';
 
 /**
  * Issue 27, ADR 0016 "Positions": the indexer's position stays monotone across what happens
@@ -34,10 +34,10 @@ describe('indexer positions across restarts, takeovers and reorgs (PGlite)', () 
     }
     // Each segment is what one process published: its positions must all lie above every earlier segment's.
     const segments: Array<{ who: string; log: ActorEnvelope[] }> = [];
-    const indexer = (who: string, holder: string, leaseMs = 10_000) => {
+    const indexer = (who: string, holder: string) => {
       const log: ActorEnvelope[] = [];
       segments.push({ who, log });
-      return new ChainIndexer({ network: 'test', rpc: chain.rpc, db: chain.b.db, bus: recordingBus(log), holder, startHeight: 0, leaseMs });
+      return new ChainIndexer({ network: 'test', rpc: chain.rpc, db: chain.b.db, bus: recordingBus(log), holder, startHeight: 0 });
     };
     /** A payment seen, included, deepened and reorged: every kind of signal, the reorg path included. */
     const churn = async (ix: ChainIndexer, id: string) => {
@@ -59,9 +59,9 @@ describe('indexer positions across restarts, takeovers and reorgs (PGlite)', () 
     await churn(restarted, intents[1]!);
     await restarted.stop();
     // A holder that stops renewing (paused, not stopped): another takes over once its lease ran out.
-    const paused = indexer('a holder then paused past its lease', 'p', 300);
+    const paused = indexer('a holder then paused past its lease', 'p');
     await churn(paused, intents[2]!);
-    await new Promise((r) => setTimeout(r, 400));
+    await leaseRunsOut(chain.b.db, 'test', 'p');
     const takeover = indexer('the process that took over', 't');
     await churn(takeover, intents[3]!);
     // The paused holder resumes: it can reserve nothing, and its next pass publishes nothing.
