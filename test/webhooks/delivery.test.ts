@@ -82,10 +82,18 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
 
   it('rotation: both secrets sign during the grace period, then only the new one', async () => {
     const ep = await endpointFor(b, 'm_r', rx.url);
-    stack = await startStack(b);
-    const rot = await rotateSecret(b.db, { merchant: 'm_r', mode: 'test', graceMs: 1_500 });
+    // The worker's clock is moved past the grace rather than the grace waited out: a grace short
+    // enough to wait for could end before the first delivery on a slow machine. The jump stays
+    // within the receiver's 300 s timestamp tolerance.
+    const graceMs = 60_000;
+    let ahead = 0;
+    const clock = () => Date.now() + ahead;
+    stack = await startStack(b, { now: clock });
+    const at = clock();
+    const rot = await rotateSecret(b.db, { merchant: 'm_r', mode: 'test', graceMs }, at);
     expect(rot.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(rot.secret).not.toBe(ep.secret);
+    expect(rot.previous_secrets_expire_at).toBe(new Date(at + graceMs).toISOString());
     await stack.order('m_r', 'r1');
     await waitFor(async () => rx.received.length >= 1, 10_000, 'delivery during the grace');
     const during = rx.received[0]!;
@@ -93,7 +101,7 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
     for (const secret of [ep.secret, rot.secret!]) {
       expect(verifyIndependently({ rawBody: during.rawBody, headers: during.headers, secret, nowSeconds: now() })).toMatchObject({ ok: true });
     }
-    await new Promise((r) => setTimeout(r, 1_600));
+    ahead = graceMs + 1_000;
     await stack.order('m_r', 'r2');
     await waitFor(async () => rx.received.length >= 2, 10_000, 'delivery after the grace');
     const after = rx.received[1]!;
@@ -238,14 +246,15 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
   it('a timeout is a failed attempt and is retried', async () => {
     rx.reply = (_r, nth) => (nth === 1 ? 'hang' : 200);
     await endpointFor(b, 'm_o', rx.url);
-    stack = await startStack(b, { timeoutMs: 300 });
+    // Long enough for the second attempt's answer on a loaded machine: a short one times it out too.
+    stack = await startStack(b, { timeoutMs: 2_000 });
     await stack.order('m_o', 'o1');
     await waitForStatus(b, 'm_o', { succeeded: 1 });
     const { rows } = await b.db.query<{ attempt: number; status: number | null; error: string | null; latency_ms: number }>(
       `SELECT a.attempt, a.status, a.error, a.latency_ms FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.merchant = 'm_o' ORDER BY a.id`,
     );
-    expect(rows[0]).toMatchObject({ attempt: 1, status: null, error: 'timeout after 300 ms' });
-    expect(rows[0]!.latency_ms).toBeGreaterThanOrEqual(290);
+    expect(rows[0]).toMatchObject({ attempt: 1, status: null, error: 'timeout after 2000 ms' });
+    expect(rows[0]!.latency_ms).toBeGreaterThanOrEqual(1_990);
     expect(rows[1]).toMatchObject({ attempt: 2, status: 200, error: null });
   });
 
