@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATENCY_BAD_MS } from '../../machines/listing/score.ts';
 import type { ListingRecord } from '../../machines/listing/view.ts';
 import { USDC_TOKEN } from '../../machines/money/market.ts';
 import { openEmbedded, openReal, realAvailable, waitFor, type Backend } from '../helpers/backends.ts';
@@ -32,13 +33,18 @@ let server: Server;
 let base: string;
 let up = true;
 const SLOW_MS = 500;
+/**
+ * Probe timeout: six times SLOW_MS, so the slow seller's answer is not timed out on a loaded
+ * machine; the seller that never answers needs two of them before its fifth observation.
+ */
+const PROBE_TIMEOUT_MS = 3_000;
 const ids: Record<string, string> = {};
 /** Every record read while waiting, to check what was shown on the way. */
 const seen: Record<string, ListingRecord[]> = {};
 
 beforeAll(async () => {
   backend = realAvailable ? await openReal() : await openEmbedded();
-  rt = await startScanRuntime(backend.db, backend.bus);
+  rt = await startScanRuntime(backend.db, backend.bus, { forward: { allowPrivate: true, timeoutMs: PROBE_TIMEOUT_MS } });
   m = await startScanMarket(rt, backend.db);
   s = seller();
   const rs = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${m.url}/facilitator` })).register('eip155:8453', new ExactEvmServer());
@@ -101,7 +107,8 @@ describe('scanner (DESIGN §5 "Scanner")', () => {
       expect(rec.status).toBe('verified');
       expect(rec.uptime_30d).toBe(1);
       expect(rec.latency_p50_ms).toBeGreaterThanOrEqual(0);
-      expect(rec.latency_p50_ms).toBeLessThan(300);
+      // Fast enough to earn latency credit; how much is the machine's load, not the seller's (score.test.ts has the rule).
+      expect(rec.latency_p50_ms).toBeLessThan(LATENCY_BAD_MS);
       expect(rec.score_breakdown?.availability).toBe(50);
       expect(rec.score_breakdown?.conformance).toBe(20);
       expect(rec.x402_score).toBeGreaterThanOrEqual(90);
