@@ -14,6 +14,7 @@ import type { Subscription } from '../../runtime/bus/types.ts';
 import { Engine } from '../../runtime/engine/runtime.ts';
 import type { Db } from '../../storage/db.ts';
 import { waitFor, type Backend } from './backends.ts';
+import { SignalsApplied } from './signals-applied.ts';
 
 /** Engine + in-process devnet (mines on request) + indexer + chain router on one backend. */
 export class ChainHarness {
@@ -28,6 +29,7 @@ export class ChainHarness {
     readonly engine: Engine,
     readonly indexer: ChainIndexer,
     private readonly router: Subscription,
+    private readonly signals: SignalsApplied,
   ) {}
 
   static async start(
@@ -39,10 +41,11 @@ export class ChainHarness {
     const rpc = new AnmRpcClient(`${devnet.url}/test`);
     const engine = new Engine({ db: b.db, bus: b.bus, registry, sweeper: { pollMs: 50 } });
     await engine.start();
-    const router = await startChainRouter(b.bus, engine.host);
-    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: b.bus, holder: `test-${randomBytes(4).toString('hex')}`, pollMs: 30, startHeight: 0, ...indexerOpts });
+    const signals = new SignalsApplied(b.bus);
+    const router = await startChainRouter(signals.forRouter(), engine.host);
+    const indexer = new ChainIndexer({ network: 'test', rpc, db: b.db, bus: signals.forIndexer(), holder: `test-${randomBytes(4).toString('hex')}`, pollMs: 30, startHeight: 0, ...indexerOpts });
     indexer.start();
-    return new ChainHarness(b, devnet, rpc, engine, indexer, router);
+    return new ChainHarness(b, devnet, rpc, engine, indexer, router, signals);
   }
 
   async createIntent(opts: { anm?: bigint; ttlMs?: number; required?: number } = {}): Promise<string> {
@@ -150,7 +153,7 @@ export class ChainHarness {
       const c = rows[0];
       return c !== undefined && c.height >= head && (c.d ?? -1) >= head;
     }, 15_000, `indexer at head ${head} with depth signals`);
-    await new Promise((r) => setTimeout(r, 150));
+    await waitFor(async () => this.signals.caughtUp(), 15_000, 'the chain router to apply every signal published');
   }
 
   async waitState(id: string, state: string, timeoutMs = 15_000): Promise<PaymentIntentContext> {
