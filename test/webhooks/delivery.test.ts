@@ -288,8 +288,9 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
     await endpointFor(b, 'm_p', rx.url);
     stack = await startStack(b, { concurrency: 8 });
     const { WebhookRuntime } = await import('../../runtime/webhooks/service.ts');
-    const second = new WebhookRuntime(b.db, b.bus, { allowPrivate: true, worker: { concurrency: 8, pollMs: 10 }, intake: { durable: 'webhook-intake' } });
-    const third = new WebhookRuntime(b.db, b.bus, { allowPrivate: true, worker: { concurrency: 8, pollMs: 10 }, intake: { durable: 'webhook-intake' } });
+    // Polling as often as the first worker: on the embedded database each poll waits its turn with the orders applied meanwhile.
+    const second = new WebhookRuntime(b.db, b.bus, { allowPrivate: true, worker: { concurrency: 8, pollMs: 50 }, intake: { durable: 'webhook-intake' } });
+    const third = new WebhookRuntime(b.db, b.bus, { allowPrivate: true, worker: { concurrency: 8, pollMs: 50 }, intake: { durable: 'webhook-intake' } });
     await second.start();
     await third.start();
     try {
