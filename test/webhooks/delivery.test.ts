@@ -284,6 +284,8 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
     }
   });
 
+  const ORDERS = 12;
+  const DELIVERIES = ORDERS * 5;
   it('several workers share the work and never send the same attempt twice', async () => {
     await endpointFor(b, 'm_p', rx.url);
     stack = await startStack(b, { concurrency: 8 });
@@ -295,18 +297,21 @@ describe.each(backendFactories)('webhook delivery on %s', (_name, open) => {
     await third.start();
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 20; i++) ids.push(...(await stack.order('m_p', `p${i}`, 4)));
-      await waitForStatus(b, 'm_p', { succeeded: 100 }, 30_000);
+      // Twelve orders, sixty deliveries: enough for three workers to contend for every claim, few
+      // enough to finish well within the wait on a loaded machine (a hundred once took over 30 s).
+      for (let i = 0; i < ORDERS; i++) ids.push(...(await stack.order('m_p', `p${i}`, 4)));
+      expect(ids).toHaveLength(DELIVERIES);
+      await waitForStatus(b, 'm_p', { succeeded: DELIVERIES }, 90_000);
       await new Promise((r) => setTimeout(r, 300));
-      expect(rx.received).toHaveLength(100);
+      expect(rx.received).toHaveLength(DELIVERIES);
       expect(new Set(rx.ids())).toEqual(new Set(ids));
       const attempts = await b.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.merchant = 'm_p'`);
-      expect(attempts.rows[0]!.n).toBe(100);
+      expect(attempts.rows[0]!.n).toBe(DELIVERIES);
       const workers = [stack.webhooks.worker, second.worker, third.worker].map((w) => w.stats.attempts);
-      expect(workers.reduce((a, x) => a + x, 0)).toBe(100);
+      expect(workers.reduce((a, x) => a + x, 0)).toBe(DELIVERIES);
     } finally {
       await second.stop();
       await third.stop();
     }
-  });
+  }, 150_000);
 });
