@@ -9,11 +9,13 @@
  * Env: BENCH_MARKET_WORKERS (the service's worker processes, default 1: on 2 cores a second
  * worker costs more CPU per request than it adds, docs/benchmarks.md),
  * BENCH_PACED_RATE (the paced search rows' rate, default 5,000/s), BENCH_PACED_QUOTE_RATE (the
- * paced quote row's, default 2,000/s), BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
+ * paced quote row's, default 2,000/s), BENCH_PACED_PURCHASE_RATE (the paced purchase row's,
+ * default 1,000/s: distinct purchases quoted and signed beforehand, as many as it asks),
+ * BENCH_LISTINGS, BENCH_OPS (per measurement, default 5,000), BENCH_ANM_OPS (ANM purchases,
  * signed beforehand: default 2,000), BENCH_CONCURRENCY (32), BENCH_ROWS (comma-separated: the rows
  * to run of `bare`, `search`, `search-new`, `paced-search`, `paced-search-new`, `paced-quote`,
- * `quote`, `quote-anm`, `purchase`, `purchase-anm`, or `paced` for the three paced rows; default
- * all; the raw verify rate needs `purchase`).
+ * `paced-purchase`, `quote`, `quote-anm`, `purchase`, `purchase-anm`, or `paced` for the four
+ * paced rows; default all; the raw verify rate needs `purchase` or `paced-purchase`).
  * The service runs as in production with MARKET_WORKERS (ADR 0051): BENCH_MARKET_WORKERS
  * processes sharing one port (test/bench/market-serve.ts, with the young generation `npm
  * start` gives), the bare route served by as many; this process registers the listings and
@@ -37,6 +39,7 @@ import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import { signLeg } from '../fixtures/market.ts';
+import { DEFAULT_TIMEOUT_S } from '../../runtime/market/requirements.ts';
 import { backendsCpu, busyShare, machineTicks } from './proc-cpu.ts';
 import { drive, fmt } from './stats.ts';
 import { rawVerifyRates } from './raw-verify.ts';
@@ -66,8 +69,10 @@ const PACED_SECONDS = 5;
 const ANM_OPS = Number(process.env.BENCH_ANM_OPS ?? Math.min(OPS, 2_000));
 const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 1);
 const PACED_QUOTE_RATE = Number(process.env.BENCH_PACED_QUOTE_RATE ?? 2_000);
-const ALL_ROWS = ['bare', 'search', 'search-new', 'paced-search', 'paced-search-new', 'paced-quote', 'quote', 'quote-anm', 'purchase', 'purchase-anm'];
-const ROWS = new Set((process.env.BENCH_ROWS ?? ALL_ROWS.join(',')).split(',').flatMap((r) => (r === 'paced' ? ['paced-search', 'paced-search-new', 'paced-quote'] : [r.trim()])));
+const PACED_PURCHASE_RATE = Number(process.env.BENCH_PACED_PURCHASE_RATE ?? 1_000);
+const PACED_ROWS = ['paced-search', 'paced-search-new', 'paced-quote', 'paced-purchase'];
+const ALL_ROWS = ['bare', 'search', 'search-new', ...PACED_ROWS, 'quote', 'quote-anm', 'purchase', 'purchase-anm'];
+const ROWS = new Set((process.env.BENCH_ROWS ?? ALL_ROWS.join(',')).split(',').flatMap((r) => (r === 'paced' ? PACED_ROWS : [r.trim()])));
 for (const r of ROWS) if (!ALL_ROWS.includes(r)) throw new Error(`BENCH_ROWS: no row ${r} (rows: ${ALL_ROWS.join(', ')}, paced)`);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: encodeAddress(NETWORKS.live.hrp, sha256(utf8ToBytes('bench fee'))) };
 const ANM_SELLER = generateWallet('live').address;
@@ -158,7 +163,7 @@ await row('search-new', () => measure('search (each query new)', url, each(OPS, 
 // queue of a saturated run. With the service's CPU, GC and longest stall, and the generator's CPU.
 type PacedRow = { name: string; rate: number } & Figures & Omit<Row, 'name' | 'rate' | 'p50' | 'p99'>;
 const pacedRows: PacedRow[] = [];
-async function paced(key: string, name: string, rate: number, target: string, files: { paths?: string[]; bodies?: string[] }): Promise<void> {
+async function paced(key: string, name: string, rate: number, target: string, files: { paths?: string[]; bodies?: string[]; idempotencyKeys?: string }): Promise<void> {
   if (!ROWS.has(key)) return;
   const dir = mkdtempSync(path.join(tmpdir(), 'paced-'));
   writeFileSync(path.join(dir, 'cookies'), 'none\n');
@@ -169,7 +174,7 @@ async function paced(key: string, name: string, rate: number, target: string, fi
   const ticks0 = machineTicks();
   const { out: f, cpu: pg } = await backendsCpu(
     backendPids,
-    runPaced(target, path.join(dir, 'cookies'), { sessions: 50, pace: rate / 50, seconds: PACED_SECONDS, warmupS: 2, ...(files.paths && { pathsFile: path.join(dir, 'paths') }), ...(files.bodies && { bodiesFile: path.join(dir, 'bodies') }) }),
+    runPaced(target, path.join(dir, 'cookies'), { sessions: 50, pace: rate / 50, seconds: PACED_SECONDS, warmupS: 2, ...(files.paths && { pathsFile: path.join(dir, 'paths') }), ...(files.bodies && { bodiesFile: path.join(dir, 'bodies') }), ...(files.idempotencyKeys !== undefined && { idempotencyKeys: files.idempotencyKeys }) }),
   );
   const cpu = serviceCpu() - cpu0;
   const { gcMs, stallMs, gcMaxMs, fullGcs } = await serve.end();
@@ -181,23 +186,51 @@ await paced('paced-search', 'search (10 words, repeated)', PACED_RATE, url, { pa
 await paced('paced-search-new', 'search (each query new)', PACED_RATE, url, { paths: each(PACED_RATE * (PACED_SECONDS + 2), (i) => `/api/v1/search?capability=${WORDS[i % WORDS.length]!}+p${i}&max_price=0.02&limit=10`) });
 // Quotes paced at their target (issue 20: 2,000/s, p99 <= 50 ms), each a new purchase actor.
 await paced('paced-quote', 'quote', PACED_QUOTE_RATE, `${url}/api/v1/route/quote`, { bodies: WORDS.map((w) => JSON.stringify({ capability: w, asset: 'USDC' })) });
+
+type Prepared = { intent: string; legs: { seller: Awaited<ReturnType<typeof signLeg>>; fee: Awaited<ReturnType<typeof signLeg>> } };
+let buyers: ReturnType<typeof privateKeyToAccount>[] | undefined;
+/**
+ * `n` purchases quoted and their legs signed, in the order they will be asked: a purchase
+ * must be asked within DEFAULT_TIMEOUT_S of its quote, so the first asked are quoted first
+ * and a preparation that leaves the last too little time (asked `askS` seconds after it) stops the bench.
+ */
+async function preparePurchases(n: number, askS: number): Promise<Prepared[]> {
+  if (!buyers) {
+    buyers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
+    for (const b of buyers) await market.ledger.fund(b.address, 10n ** 15n);
+  }
+  const by = buyers;
+  const started = Date.now();
+  const out: Prepared[] = new Array<Prepared>(n);
+  await drive(n, 16, async (i) => {
+    const q = await market.purchases.quote({ capability: WORDS[i % WORDS.length]!, asset: 'USDC' });
+    const b = by[i % by.length]!;
+    const legs = q.payment_requirements.accepts[0]!.extra.legs;
+    out[i] = { intent: q.intent_id, legs: { seller: await signLeg(b, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(b, { to: legs.fee.payTo, value: legs.fee.amount }) } };
+  });
+  const spentS = (Date.now() - started) / 1000;
+  process.stdout.write(`prepared ${fmt(n)} purchases in ${fmt(spentS, 1)} s\n`);
+  if (spentS + askS > DEFAULT_TIMEOUT_S * 0.9) throw new Error(`purchases: ${fmt(spentS, 1)} s to prepare and ${askS} s to ask leave the first quotes too close to their ${DEFAULT_TIMEOUT_S} s expiry; ask fewer`);
+  return out;
+}
+const purchaseBody = (p: Prepared): string => JSON.stringify({ intent_id: p.intent, payment: { legs: p.legs } });
+
+let prepared: Prepared[] = [];
+if (ROWS.has('paced-purchase')) {
+  // Purchases paced at their target (issue 20: 1,000/s, p99 <= 50 ms), each a distinct quote
+  // and legs, under an idempotency key of its own: as many as the row asks, warm-up included.
+  const n = Math.ceil(PACED_PURCHASE_RATE * (PACED_SECONDS + 2));
+  prepared = await preparePurchases(n, PACED_SECONDS + 2);
+  await paced('paced-purchase', 'purchase', PACED_PURCHASE_RATE, `${url}/api/v1/purchase`, { bodies: prepared.map(purchaseBody), idempotencyKeys: 'p' });
+}
 await row('quote', () => measure('quote', url, each(WORDS.length, (i) => post('/api/v1/route/quote', { capability: WORDS[i], asset: 'USDC' }))));
 await row('quote-anm', () => measure('quote (ANM)', url, each(WORDS.length, (i) => post('/api/v1/route/quote', { capability: WORDS[i], asset: 'ANM' }))));
 
-let prepared: Array<{ intent: string; legs: { seller: Awaited<ReturnType<typeof signLeg>>; fee: Awaited<ReturnType<typeof signLeg>> } }> = [];
 if (ROWS.has('purchase')) {
   // Purchases: quotes and signed legs made first, so the measurement is verify + commit.
-  const buyers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
-  for (const b of buyers) await market.ledger.fund(b.address, 10n ** 15n);
-  prepared = await Promise.all(
-    Array.from({ length: OPS }, async (_, i) => {
-      const q = await market.purchases.quote({ capability: WORDS[i % WORDS.length]!, asset: 'USDC' });
-      const b = buyers[i % buyers.length]!;
-      const legs = q.payment_requirements.accepts[0]!.extra.legs;
-      return { intent: q.intent_id, legs: { seller: await signLeg(b, { to: legs.seller.payTo, value: legs.seller.amount }), fee: await signLeg(b, { to: legs.fee.payTo, value: legs.fee.amount }) } };
-    }),
-  );
-  rows.push(await measure('purchase', url, each(OPS, (i) => post('/api/v1/purchase', { intent_id: prepared[i]!.intent, payment: { legs: prepared[i]!.legs } }, { 'idempotency-key': `b${i}` }))));
+  const closed = await preparePurchases(OPS, 60);
+  prepared = closed;
+  rows.push(await measure('purchase', url, each(OPS, (i) => ({ method: 'POST', path: '/api/v1/purchase', body: purchaseBody(closed[i]!), headers: { 'idempotency-key': `b${i}` } }))));
 }
 
 if (ROWS.has('purchase-anm')) {
@@ -228,7 +261,7 @@ if (ROWS.has('purchase-anm')) {
   );
 }
 
-// The raw EIP-712 verify rate on one leg in this process (needs the purchase row's legs).
+// The raw EIP-712 verify rate on one leg in this process (needs a purchase row's legs).
 const { ours: verify, viem: viemVerify } = await rawVerifyRates(prepared[0]?.legs.seller, OPS);
 
 const bareRate = rows.find((r) => r.name === 'bare Fastify GET')?.rate ?? NaN;

@@ -16,8 +16,10 @@
  * PACED_SESSIONS, PACED_PACE (requests per session per second), PACED_SECONDS; PACED_PATHS
  * (file, one path per line, optional): the paths asked in turn across all sessions instead of
  * PACED_URL's own; PACED_BODIES (file, one JSON body per line, optional): each request a POST
- * of the next body to PACED_URL's path instead of a GET; PACED_WARMUP_S (default 0): seconds
- * asked first and not counted.
+ * of the next body to PACED_URL's path instead of a GET; PACED_IDEMPOTENCY_KEYS (a prefix,
+ * optional): each body's POST carries `idempotency-key: <prefix><the body's line number>`, so
+ * that distinct bodies are distinct requests (a purchase needs one); PACED_WARMUP_S (default
+ * 0): seconds asked first and not counted.
  */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -33,14 +35,15 @@ const SECONDS = Number(process.env.PACED_SECONDS ?? 10);
 const paths = process.env.PACED_PATHS ? readFileSync(process.env.PACED_PATHS, 'utf8').split('\n').filter(Boolean) : [url.pathname + url.search];
 const bodies = process.env.PACED_BODIES ? readFileSync(process.env.PACED_BODIES, 'utf8').split('\n').filter(Boolean) : undefined;
 const WARMUP_MS = Number(process.env.PACED_WARMUP_S ?? 0) * 1000;
+const keyPrefix = process.env.PACED_IDEMPOTENCY_KEYS;
 
 const hostHeader = `host: ${url.host}\r\n`;
 // Each session's cookie differs, so a request's bytes are (what is asked, whose cookie): the
 // asked part once per path or body, the cookie line once per session.
 const cookieLines = Array.from({ length: SESSIONS }, (_, i) => `cookie: ${cookieName}=${cookies[i % cookies.length]!}\r\n`);
-const asks = (bodies ?? paths).map((x) =>
+const asks = (bodies ?? paths).map((x, i) =>
   bodies
-    ? { head: `POST ${url.pathname + url.search} HTTP/1.1\r\n${hostHeader}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(x)}\r\n`, body: x }
+    ? { head: `POST ${url.pathname + url.search} HTTP/1.1\r\n${hostHeader}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(x)}\r\n${keyPrefix === undefined ? '' : `idempotency-key: ${keyPrefix}${i}\r\n`}`, body: x }
     : { head: `GET ${new URL(x, url).pathname + new URL(x, url).search} HTTP/1.1\r\n${hostHeader}`, body: '' },
 );
 const encoded = (i: number, session: number): Buffer => {

@@ -1,7 +1,8 @@
 /**
  * Runs test/bench/paced-load.ts in its own process against one URL and reads its figures:
  * SESSIONS clients each asking every 1/PACE s (a GET of each path in turn, or a POST of each
- * body in turn), latency counted from when a request was due.
+ * body in turn, each with an idempotency key of its own if asked), latency counted from when a
+ * request was due.
  */
 import path from 'node:path';
 import { runProcess } from '../helpers/cli.ts';
@@ -9,7 +10,7 @@ import { endedChildrenCpu } from './proc-cpu.ts';
 
 export type Figures = { rps: number; p50: number; p99: number; non2xx: number };
 
-export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; bodiesFile?: string; warmupS?: number }): Promise<Figures & { loadMs: number }> {
+export async function runPaced(url: string, cookieFile: string, o: { sessions: number; pace: number; seconds: number; pathsFile?: string; bodiesFile?: string; warmupS?: number; idempotencyKeys?: string }): Promise<Figures & { loadMs: number }> {
   // loadMs: the generator process's CPU per request asked (warm-up included), its start-up and all.
   const cpu0 = endedChildrenCpu();
   const r = await runProcess(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'paced-load.ts')], {
@@ -22,6 +23,7 @@ export async function runPaced(url: string, cookieFile: string, o: { sessions: n
     ...(o.pathsFile && { PACED_PATHS: o.pathsFile }),
     ...(o.bodiesFile && { PACED_BODIES: o.bodiesFile }),
     ...(o.warmupS && { PACED_WARMUP_S: String(o.warmupS) }),
+    ...(o.idempotencyKeys !== undefined && { PACED_IDEMPOTENCY_KEYS: o.idempotencyKeys }),
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('PACED_JSON '));
   if (r.code !== 0 || !line) throw new Error(`paced load exited with ${r.code}: ${r.stderr}`);
