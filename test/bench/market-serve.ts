@@ -14,8 +14,10 @@
  * start` is for routed execution: it relays the outbox rows its commits write (Engine does so in
  * the service), may call a seller on loopback (as ANMPAY_ALLOW_PRIVATE_WEBHOOKS=1 lets it), and counts its
  * statements (statement-count.ts), summed into STATS_JSON's `counts`.
+ * With BENCH_TRACE=1, each worker marks the steps of every purchase between `begin` and `end`
+ * and prints, at `end`, where the time of the median and of the slowest went (purchase-trace.ts).
  * Env: SERVE_WORKERS, DATABASE_URL, SERVE_SCHEMA, SERVE_NAMESPACE, SERVE_POOL (per worker),
- * SERVE_ANM_RPC, SERVE_FEE_USDC, SERVE_FEE_ANM, SERVE_ROUTED.
+ * SERVE_ANM_RPC, SERVE_FEE_USDC, SERVE_FEE_ANM, SERVE_ROUTED, BENCH_TRACE.
  */
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
@@ -101,6 +103,8 @@ async function worker(): Promise<void> {
   if (ROUTED) counter.watchAnswers(market);
   await market.start(60_000, { watch: marketWorkerIndex() === 0 });
   const app = await buildMarketApp({ ...market, perIpPerMinute: 1e9 });
+  // Loaded only when asked: without the flag the service runs unpatched.
+  const trace = process.env.BENCH_TRACE === '1' ? (await import('./purchase-trace.ts')).tracePurchases({ app, market, databaseUrl: env('DATABASE_URL') }) : undefined;
   const url = await app.listen({ port: Number(env('SERVE_MARKET_PORT')), host: '127.0.0.1' });
   const bare = Fastify();
   bare.get('/bare', async () => ({ ok: true }));
@@ -124,15 +128,17 @@ async function worker(): Promise<void> {
       loop.reset();
       gcs.observe({ entryTypes: ['gc'] });
       loop.enable();
+      trace?.begin();
       process.send?.({ type: 'bench:begun' });
     } else if (m.type === 'bench:end') {
       loop.disable();
       const counts = counter.take();
       // GC entries reach observers some time after the pause: a short wait lets the last ones in.
-      setTimeout(() => {
+      const reported = trace?.report().then((r) => void process.stderr.write(`${r}\n`));
+      setTimeout(() => void Promise.resolve(reported).then(() => {
         gcs.disconnect();
         process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6, gcMaxMs: gcMax, fullGcs, counts } satisfies Stats);
-      }, 50);
+      }), 50);
     }
   });
   let stopping = false;
