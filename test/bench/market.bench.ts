@@ -15,7 +15,9 @@
  * signed beforehand: default 2,000), BENCH_CONCURRENCY (32), BENCH_ROWS (comma-separated: the rows
  * to run of `bare`, `search`, `search-new`, `paced-search`, `paced-search-new`, `paced-quote`,
  * `paced-purchase`, `quote`, `quote-anm`, `purchase`, `purchase-anm`, or `paced` for the four
- * paced rows; default all; the raw verify rate needs `purchase` or `paced-purchase`).
+ * paced rows; default all; the raw verify rate needs `purchase` or `paced-purchase`),
+ * BENCH_TRACE=1 (each purchase row also prints, from the service, where its median and its
+ * slowest purchases spent their time: test/bench/purchase-trace.ts).
  * The service runs as in production with MARKET_WORKERS (ADR 0051): BENCH_MARKET_WORKERS
  * processes sharing one port (test/bench/market-serve.ts, with the young generation `npm
  * start` gives), the bare route served by as many; this process registers the listings and
