@@ -134,7 +134,7 @@ async function worker(): Promise<void> {
       loop.disable();
       const counts = counter.take();
       // GC entries reach observers some time after the pause: a short wait lets the last ones in.
-      const reported = trace?.report().then((r) => void process.stderr.write(`${r}\n`));
+      const reported = trace?.report().then((r) => void (r && process.stderr.write(`${r}\n`)));
       setTimeout(() => void Promise.resolve(reported).then(() => {
         gcs.disconnect();
         process.send?.({ type: 'bench:stats', gcMs: gc, stallMs: loop.max / 1e6, gcMaxMs: gcMax, fullGcs, counts } satisfies Stats);
