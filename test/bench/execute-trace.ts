@@ -8,11 +8,11 @@
  * installs them.
  */
 import http from 'node:http';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../storage/db.ts';
 import type { MarketServices } from '../../runtime/market/index.ts';
 import { fmt, percentile } from './stats.ts';
+import { after, before, PG_QUERY_PROTO } from './trace-patch.ts';
 
 /** The marks in the order an execution passes them. */
 const ORDER = [
@@ -37,25 +37,6 @@ const ORDER = [
   'client', // the bench's client has the whole answer
 ] as const;
 type Mark = (typeof ORDER)[number];
-
-/** Runs `fn` with the receiver and arguments before each call of a prototype's method. */
-function before<T extends object>(proto: T, name: string, fn: (self: T, args: unknown[]) => unknown): void {
-  const original = Reflect.get(proto, name) as (...a: unknown[]) => unknown;
-  Reflect.set(proto, name, function (this: T, ...args: unknown[]) {
-    fn(this, args);
-    return original.apply(this, args);
-  });
-}
-
-/** Runs `fn` with the receiver after each call of a prototype's method. */
-function after<T extends object>(proto: T, name: string, fn: (self: T) => unknown): void {
-  const original = Reflect.get(proto, name) as (...a: unknown[]) => unknown;
-  Reflect.set(proto, name, function (this: T, ...args: unknown[]) {
-    const r = original.apply(this, args);
-    fn(this);
-    return r;
-  });
-}
 
 export interface ExecuteTrace {
   /** Starts the marks of the next execution (one at a time only). */
@@ -86,13 +67,12 @@ export function traceExecutions(o: { app: FastifyInstance; db: Db; market: Marke
     return p;
   };
   // The driver's own steps for that statement: written to the socket, and its ReadyForQuery read.
-  const queryProto = (pg as unknown as { Query: { prototype: object } }).Query.prototype;
   const executingQuery = (q: unknown): boolean => {
     const v = (q as { values?: unknown[] }).values?.[1];
     return typeof v === 'string' && v.startsWith('execute:');
   };
-  after(queryProto, 'submit', (q) => executingQuery(q) && mark('wire'));
-  before(queryProto, 'handleReadyForQuery', (q) => executingQuery(q) && mark('ready'));
+  after(PG_QUERY_PROTO, 'submit', (q) => executingQuery(q) && mark('wire'));
+  before(PG_QUERY_PROTO, 'handleReadyForQuery', (q) => executingQuery(q) && mark('ready'));
   const recordLegs = o.market.purchases.recordLegs.bind(o.market.purchases);
   o.market.purchases.recordLegs = (...a) => (mark('record'), recordLegs(...a));
   const lane = o.market.usdc;

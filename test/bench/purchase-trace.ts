@@ -19,6 +19,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { MarketServices } from '../../runtime/market/index.ts';
 import { fmt, percentile } from './stats.ts';
+import { after, before, PG_QUERY_PROTO } from './trace-patch.ts';
 
 const ORDER = [
   'in', // Fastify's onRequest
@@ -53,17 +54,6 @@ interface Purchase {
 interface Statement {
   kind: Kind;
   ids: string[];
-}
-
-/** Runs `fn` with the receiver and arguments before, or after, each call of a prototype's method. */
-function wrap<T extends object>(proto: T, name: string, o: { before?: (self: T, args: unknown[]) => void; after?: (self: T, args: unknown[]) => void }): void {
-  const original = Reflect.get(proto, name) as (...a: unknown[]) => unknown;
-  Reflect.set(proto, name, function (this: T, ...args: unknown[]) {
-    o.before?.(this, args);
-    const r = original.apply(this, args);
-    o.after?.(this, args);
-    return r;
-  });
 }
 
 const VERIFY_ID = /verify:(pi_[0-9a-z]+)/g;
@@ -151,13 +141,11 @@ export function tracePurchases(o: { app: FastifyInstance; market: MarketServices
     }
     next();
   });
-  wrap(http.ServerResponse.prototype, 'end', {
-    before: (res) => {
-      const p = (res as Tagged)[PURCHASE];
-      if (!p || p.marks.out !== undefined) return;
-      p.marks.out = performance.now();
-      done.push(p);
-    },
+  before(http.ServerResponse.prototype, 'end', (res) => {
+    const p = (res as Tagged)[PURCHASE];
+    if (!p || p.marks.out !== undefined) return;
+    p.marks.out = performance.now();
+    done.push(p);
   });
 
   const keys = o.market.purchaseKeys;
@@ -181,37 +169,38 @@ export function tracePurchases(o: { app: FastifyInstance; market: MarketServices
   // Query keeps the parameter array the pool was given, which finds the statement again.
   const statements = new WeakMap<object, Statement>();
   type PoolCounts = { waitingCount: number };
-  wrap(pg.Pool.prototype, 'query', {
-    before: (pool, [config]) => {
-      const c = config as { text?: string; values?: unknown[] } | undefined;
-      if (!counting || typeof c?.text !== 'string' || !c.values) return;
-      const s = classify(c.text, c.values);
-      if (!s) return;
-      statements.set(c.values, s);
-      const queue = (pool as unknown as PoolCounts).waitingCount;
-      for (const id of s.ids) {
-        const p = open.get(id);
-        if (!p) continue;
-        mark(id, `${s.kind}_ask`);
-        if (s.kind === 'claim') {
-          p.claims++;
-          p.claimSize ??= s.ids.length;
-          p.claimQueue ??= queue;
-        } else {
-          p.writes++;
-          p.writeSize ??= s.ids.length;
-          p.writeQueue ??= queue;
-        }
+  before(pg.Pool.prototype, 'query', (pool, [config]) => {
+    const c = config as { text?: string; values?: unknown[] } | undefined;
+    if (!counting || typeof c?.text !== 'string' || !c.values) return;
+    const s = classify(c.text, c.values);
+    if (!s) return;
+    statements.set(c.values, s);
+    const queue = (pool as unknown as PoolCounts).waitingCount;
+    for (const id of s.ids) {
+      const p = open.get(id);
+      if (!p) continue;
+      mark(id, `${s.kind}_ask`);
+      if (s.kind === 'claim') {
+        p.claims++;
+        p.claimSize ??= s.ids.length;
+        p.claimQueue ??= queue;
+      } else {
+        p.writes++;
+        p.writeSize ??= s.ids.length;
+        p.writeQueue ??= queue;
       }
-    },
+    }
   });
-  const queryProto = (pg as unknown as { Query: { prototype: object } }).Query.prototype;
   const statementOf = (q: unknown): Statement | undefined => {
     const v = (q as { values?: unknown[] }).values;
     return v ? statements.get(v) : undefined;
   };
-  wrap(queryProto, 'submit', { after: (q) => statementOf(q)?.ids.forEach((id) => mark(id, `${statementOf(q)!.kind}_wire`)) });
-  wrap(queryProto, 'handleReadyForQuery', { before: (q) => statementOf(q)?.ids.forEach((id) => mark(id, `${statementOf(q)!.kind}_ready`)) });
+  const markAll = (q: unknown, step: 'wire' | 'ready'): void => {
+    const s = statementOf(q);
+    s?.ids.forEach((id) => mark(id, `${s.kind}_${step}`));
+  };
+  after(PG_QUERY_PROTO, 'submit', (q) => markAll(q, 'wire'));
+  before(PG_QUERY_PROTO, 'handleReadyForQuery', (q) => markAll(q, 'ready'));
 
   return {
     begin() {
