@@ -38,6 +38,17 @@ describe('RecordedDemoOrigin', () => {
     expect([seen.allows('http://127.0.0.1:3003'), seen.allows('http://127.0.0.1:4003')]).toEqual([false, true]);
   });
 
+  it('callers that come while a read is out wait for it: each then judges by the record', async () => {
+    await db.query(`DELETE FROM settings WHERE key = $1`, [KEY]);
+    const seen = new RecordedDemoOrigin(db, () => 0);
+    await recordDemoSellerOrigin(db, 'http://127.0.0.1:5003');
+    const first = seen.refresh();
+    const second = seen.refresh();
+    await second;
+    expect(seen.allows('http://127.0.0.1:5003')).toBe(true);
+    await first;
+  });
+
   it('a record that is not exactly an http(s) origin allows nothing', async () => {
     const cases: unknown[] = [{ origin: 'http://127.0.0.1:3003/echo' }, { origin: 'HTTP://127.0.0.1:3003' }, { origin: 'file:///etc' }, { origin: 42 }, { origin: '' }, {}, null, 'http://127.0.0.1:3003'];
     for (const value of cases) {

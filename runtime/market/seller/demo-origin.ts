@@ -44,10 +44,16 @@ export class RecordedDemoOrigin {
 
   readonly allows = (origin: string): boolean => this.origin !== undefined && origin === this.origin;
 
-  /** Reads the record unless it was read within the last second; concurrent callers share one read. */
+  /**
+   * Reads the record unless it was read within the last second; concurrent callers share one
+   * read. A read in flight is waited for first: its stamp is within the second, and a caller
+   * answered before it ends would judge by what was known before it (two demo listings probed
+   * at once: the second refused while the first one's read was still out).
+   */
   refresh(): Promise<void> {
+    if (this.reading) return this.reading;
     if (this.clock() - this.readAt < MAX_AGE_MS) return Promise.resolve();
-    this.reading ??= this.read().finally(() => (this.reading = undefined));
+    this.reading = this.read().finally(() => (this.reading = undefined));
     return this.reading;
   }
 
