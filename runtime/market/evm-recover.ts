@@ -14,9 +14,8 @@
 import { createRequire } from 'node:module';
 import { recover as wasmRecover } from 'tiny-secp256k1';
 import { hexOf, keccak256 } from './keccak.ts';
+import { addonPath, RecoveryThread, type Recover } from './recovery-thread.ts';
 
-/** An uncompressed public key (65 bytes, 0x04 ‖ x ‖ y) from a 64-byte r ‖ s, its recovery id and the digest; null when none. */
-type Recover = (rs: Uint8Array, recId: 0 | 1, digest: Uint8Array) => Uint8Array | null;
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
@@ -77,20 +76,51 @@ function digestBytes(digest: string): Buffer {
   return bytes;
 }
 
-/** Lower-case `0x` address of the signer, or null for a signature the token would refuse. */
-export function recoverSigner(digest: `0x${string}`, signature: string, recover: Recover = native ?? wasm): string | null {
+/** r ‖ s and the recovery id of a signature the token's `ECRecover` accepts, or null. */
+function splitSignature(signature: string): { rs: Buffer; recId: 0 | 1 } | null {
   if (!SIGNATURE.test(signature)) return null;
   const r = BigInt(`0x${signature.slice(2, 66)}`);
   const s = BigInt(`0x${signature.slice(66, 130)}`);
   const v = Number.parseInt(signature.slice(130), 16);
   if (v !== 27 && v !== 28) return null;
   if (r === 0n || r >= N || s === 0n || s > HALF_N) return null;
+  return { rs: Buffer.from(signature.slice(2, 130), 'hex'), recId: (v - 27) as 0 | 1 };
+}
+
+/** Lower-case `0x` address of the signer, or null for a signature the token would refuse. */
+export function recoverSigner(digest: `0x${string}`, signature: string, recover: Recover = native ?? wasm): string | null {
+  const sig = splitSignature(signature);
+  if (sig === null) return null;
   try {
-    const key = recover(Buffer.from(signature.slice(2, 130), 'hex'), (v - 27) as 0 | 1, digestBytes(digest));
+    const key = recover(sig.rs, sig.recId, digestBytes(digest));
     if (key === null) return null;
     return addressOf(key);
   } catch {
     // No curve point has x = r (or a digest of the wrong length): no signer.
     return null;
   }
+}
+
+const thread = new RecoveryThread(native ?? wasm, native ? addonPath(import.meta.url) : null);
+
+/**
+ * `recoverSigner` for the request paths: the same answer, with the recovery on a worker thread
+ * while the service is busy (recovery-thread.ts), at once when it is not.
+ */
+export async function recoverSignerSoon(digest: `0x${string}`, signature: string): Promise<string | null> {
+  const sig = splitSignature(signature);
+  if (sig === null) return null;
+  let bytes: Buffer;
+  try {
+    bytes = digestBytes(digest);
+  } catch {
+    return null;
+  }
+  let key: Uint8Array | null;
+  try {
+    key = await thread.recover(sig.rs, sig.recId, bytes);
+  } catch {
+    return null;
+  }
+  return key === null ? null : addressOf(key);
 }

@@ -1,6 +1,7 @@
 /**
  * bench:execute's measured run: the rate and latency of a run of `n` operations, and what each
- * operation cost in CPU: this process's (the seller's, and the load's when it comes from here),
+ * operation cost in CPU: this process's (the seller's and the load's when they are here),
+ * the seller's process's when it has its own,
  * the marketplace's own processes' when it runs apart (its workers and their primary, summed),
  * the load generator's when it is another process, the bench's own PostgreSQL backends' (named
  * by application_name: the marketplace's and its outbox relays' included) and the local
@@ -22,6 +23,8 @@ export interface Row {
   serviceMs?: number;
   /** Of the load generator's process, when it is not this one. */
   loadMs?: number;
+  /** Of the seller's process, when it is not this one. */
+  sellerMs?: number;
   busy: number;
   /** Executions per second until the work after the answers was done too (routed runs). */
   doneRate?: number;
@@ -52,6 +55,8 @@ export async function measure(
     profile?: string | undefined;
     /** The marketplace's processes' CPU seconds, when they are not this one. */
     serviceCpu?: (() => number) | undefined;
+    /** The seller's process's CPU seconds, when it is not this one. */
+    sellerCpu?: (() => number) | undefined;
     /** Its statement counts over the run. */
     counts?: { begin(): Promise<void>; end(): Promise<StatementCounts> };
   },
@@ -68,6 +73,7 @@ export async function measure(
   await opts.counts?.begin();
   const cpu0 = process.cpuUsage();
   const service0 = opts.serviceCpu?.() ?? 0;
+  const seller0 = opts.sellerCpu?.() ?? 0;
   const nats0 = NATS_PID === undefined ? 0 : procCpu(NATS_PID);
   const ticks0 = machineTicks();
   const { out, cpu: pgS } = await backendsCpu(
@@ -83,6 +89,7 @@ export async function measure(
   );
   const cpu = process.cpuUsage(cpu0);
   const serviceS = opts.serviceCpu ? opts.serviceCpu() - service0 : undefined;
+  const sellerS = opts.sellerCpu ? opts.sellerCpu() - seller0 : undefined;
   const natsS = NATS_PID === undefined ? undefined : procCpu(NATS_PID) - nats0;
   const counts = await opts.counts?.end();
   if (session) {
@@ -96,6 +103,7 @@ export async function measure(
     cpuMs: (cpu.user + cpu.system) / 1000 / n,
     ...(serviceS !== undefined && { serviceMs: (serviceS * 1000) / n }),
     ...(out.loadCpuS !== undefined && { loadMs: (out.loadCpuS * 1000) / n }),
+    ...(sellerS !== undefined && { sellerMs: (sellerS * 1000) / n }),
     busy: busyShare(ticks0, machineTicks()),
     pgMs: (pgS * 1000) / n,
     ...(natsS !== undefined && { natsMs: (natsS * 1000) / n }),

@@ -4,10 +4,10 @@
  * - `workers`: as `npm start` serves it with MARKET_WORKERS (ADR 0051):
  *   BENCH_MARKET_WORKERS (default 1) market-serve.ts processes sharing one port, each with its
  *   own pool, actor host and outbox relay (SERVE_ROUTED=1), the ANM node a devnet in a process
- *   of its own. The bench's process registers the listing, funds the buyers and makes the
- *   quotes; it serves only the seller.
+ *   of its own. The bench's process registers the listing and funds the buyers; the quotes are
+ *   asked of the workers over HTTP.
  * - `process` (the default): the marketplace app, its relay and (on ANM) the devnet in the bench's own
- *   process, next to the seller and the load: one event loop does it all.
+ *   process, next to the load (and the seller with BENCH_SELLER=here): one event loop does it all.
  *
  * Either way the bench's process keeps an actor host, a market and an outbox relay of its own
  * for that preparation.
@@ -35,7 +35,7 @@ export interface ExecuteService {
   url: string;
   /** One line on how it is deployed, for the report's header. */
   label: string;
-  /** The bench process's market: quotes, the simulated ledger's faucet and balances. */
+  /** The bench process's market: the simulated ledger's faucet and balances, and the quotes in `process` mode. */
   market: MarketServices;
   /** The ANM node's client, when the ANM lane runs. */
   rpc: AnmRpcClient | null;
@@ -93,7 +93,7 @@ export async function openExecuteService(o: {
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     return {
       url,
-      label: 'the marketplace, the seller, the load and the outbox relay in this one process',
+      label: 'the marketplace, the load and the outbox relay in this one process',
       market,
       rpc,
       async begin() {
@@ -125,7 +125,7 @@ export async function openExecuteService(o: {
   });
   return {
     url: serve.url,
-    label: `the marketplace as ${o.workers} worker process(es) on one port and their primary (market-serve.ts, BENCH_MARKET_WORKERS); the seller in this process; saturated load from another process; the devnet in its own`,
+    label: `the marketplace as ${o.workers} worker process(es) on one port and their primary (market-serve.ts, BENCH_MARKET_WORKERS); saturated load from another process; the devnet in its own`,
     market,
     rpc,
     cpu: () => serve.cpu(),

@@ -17,11 +17,13 @@
  * default, runs the marketplace, the seller and the load in this one process (and falls back to
  * PGlite without PostgreSQL); `workers` serves it as `npm start` does with MARKET_WORKERS
  * (BENCH_MARKET_WORKERS processes, default 1, PostgreSQL only), the saturated load (the direct
- * call's and the routed one's alike) from test/bench/http-load.ts in a process of its own, the
- * seller in this process. In `workers` mode the quotes are made by this process, so each
- * execution reads its purchase, which the marketplace's processes have never held, in a
- * statement of its own: a buyer quoting and executing on one marketplace process does not.
+ * call's and the routed one's alike) from test/bench/http-load.ts in a process of its own. In
+ * `workers` mode the quotes are asked of the marketplace over HTTP, as a buyer asks them, so the
+ * process that quoted holds the purchase; with several workers an execution that reaches
+ * another worker than its quote reads the purchase in a statement of its own.
  * One at a time, the calls come from this process in both modes.
+ * The seller runs in a process of its own (seller-serve.ts, BENCH_SELLER=process, the default)
+ * or in this one (BENCH_SELLER=here, and always with BENCH_TRACE=1); its CPU has its column.
  * One at a time is measured twice: back to back, where each call shares the service with the
  * previous execution's work after its answer (recording it, the fee, the outbox), and on an idle
  * service, where each call starts once that work is done (the latency a caller sees when the
@@ -45,6 +47,9 @@ import { anmLeg } from '../fixtures/market-anm.ts';
 import { balances, drained as drainedIn, settledOnce, type Lane, type Settled } from './execute-checks.ts';
 import { idleCpu, inProcess, measure as measureRun, type Row, type Run } from './execute-measure.ts';
 import { openExecuteService, type ExecuteMode } from './execute-service.ts';
+import { procCpu } from './proc-cpu.ts';
+import { answerPaidCall } from './seller-answer.ts';
+import { spawnSeller } from './serve-children.ts';
 import { runRequests, type LoadRequest } from './request-load.ts';
 import { drive, fmt, percentile } from './stats.ts';
 
@@ -62,6 +67,10 @@ const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Lane[];
 const MODE = (process.env.BENCH_EXECUTE_MODE ?? 'process') as ExecuteMode;
 if (MODE !== 'workers' && MODE !== 'process') throw new Error(`BENCH_EXECUTE_MODE: ${MODE as string} (workers or process)`);
 const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 1);
+const LOAD = process.env.BENCH_LOAD ?? 'process';
+if (LOAD !== 'process' && LOAD !== 'here') throw new Error(`BENCH_LOAD: ${LOAD} (process or here)`);
+const SELLER = process.env.BENCH_TRACE === '1' ? 'here' : (process.env.BENCH_SELLER ?? 'process');
+if (SELLER !== 'process' && SELLER !== 'here') throw new Error(`BENCH_SELLER: ${SELLER} (process or here)`);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
@@ -80,13 +89,13 @@ const check = (want: number) => (status: number) => {
   if (status !== want) throw new Error(`status ${status}, expected ${want}`);
 };
 
-// The seller: answers every paid call at once, as a seller behind a fast handler would.
-const seller = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'payment-response': 'eyJzdWNjZXNzIjp0cnVlfQ==' }).end('{"answer":42}'));
-});
-await new Promise<void>((r) => seller.listen(0, '127.0.0.1', r));
-const sellerBase = `http://127.0.0.1:${(seller.address() as AddressInfo).port}`;
+// The seller: in a process of its own (BENCH_SELLER=process, the default), or in this one
+// (BENCH_SELLER=here; always with BENCH_TRACE=1, whose marks need it here).
+const sellerChild = SELLER === 'process' ? await spawnSeller() : null;
+const seller = sellerChild ? null : http.createServer(answerPaidCall);
+if (seller) await new Promise<void>((r) => seller.listen(0, '127.0.0.1', r));
+const sellerBase = sellerChild?.url ?? `http://127.0.0.1:${(seller!.address() as AddressInfo).port}`;
+const sellerCpu = sellerChild ? () => procCpu(sellerChild.pid) : undefined;
 const sellerUrl = `${sellerBase}/answer`;
 
 const real = await postgresReachable();
@@ -98,6 +107,14 @@ const { market, rpc, url, trace } = service;
 process.stdout.write(`backend ${backend.name} (${real ? databaseTransport(process.env.DATABASE_URL ?? '') : 'PGlite'}); lanes ${LANES.join(', ')}; ${OPS} saturated + ${SERIAL} serial executions per lane, concurrency ${CONC}\n`);
 process.stdout.write(`mode ${MODE} (BENCH_EXECUTE_MODE): ${service.label}\n`);
 if (MODE === 'workers') process.stdout.write(`saturated load: test/bench/http-load.ts in another Node process, ${CONC} connections; one at a time: this process's client\n`);
+
+type Quote = Awaited<ReturnType<typeof market.purchases.quote>>;
+/** A quote asked of the marketplace's processes, as a buyer asks it: the process that answers holds its purchase. */
+async function quoteOverHttp(lane: Lane): Promise<Quote> {
+  const res = await fetch(`${url}/api/v1/route/quote`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ capability: 'answer', asset: lane }) });
+  if (res.status !== 201) throw new Error(`quote: status ${res.status}`);
+  return (await res.json()) as Quote;
+}
 
 interface Prepared extends Settled {
   body: string;
@@ -111,7 +128,7 @@ async function prepare(lane: Lane, n: number): Promise<Prepared[]> {
   else await rpc!.faucet(buyerAnm.address, 10n ** 15n);
   const out: Prepared[] = [];
   await drive(n, 8, async (i) => {
-    const q = await market.purchases.quote({ capability: 'answer', asset: lane });
+    const q = MODE === 'workers' ? await quoteOverHttp(lane) : await market.purchases.quote({ capability: 'answer', asset: lane });
     const legs = q.payment_requirements.accepts[0]!.extra.legs;
     // The bench's seller never submits its transfer: each ANM execution holds its own pair of
     // nonces until it ends (ADR 0043), so execution i signs 2i and 2i + 1 (nonces ahead of the node's are accepted).
@@ -130,16 +147,16 @@ async function prepare(lane: Lane, n: number): Promise<Prepared[]> {
 const backendPids = async (): Promise<number[]> =>
   backend.name === 'postgres+nats' ? (await backend.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [APP])).rows.map((r) => r.pid) : [];
 const measure = (name: string, n: number, run: Run, o: { after?: () => Promise<void>; profile?: string | undefined } = {}): Promise<Row> =>
-  measureRun({ name, n, backendPids, serviceCpu: service.cpu, counts: service, ...o }, run);
+  measureRun({ name, n, backendPids, serviceCpu: service.cpu, sellerCpu, counts: service, ...o }, run);
 const drained = (lane: Lane, ids: string[]): Promise<void> => drainedIn(backend.db, lane, ids);
 
-/** The saturated run: from another process in `workers` mode (the same generator for the direct call and the routed one), else from this one. */
+/** The saturated run: from another process (wrk where installed, else in `workers` mode the Node generator; the same for the direct call and the routed one), else from this one. */
 function saturated(base: string, requests: LoadRequest[], op: (i: number) => Promise<unknown>): Run {
-  if (MODE === 'process') return inProcess(requests.length, CONC, op);
+  if (MODE === 'process' && LOAD === 'here') return inProcess(requests.length, CONC, op);
   return async () => {
     // exact: not one request past the count, each routed one a fresh intent's (an extra would be a replay).
     const f = await runRequests({ url: base, requests, count: requests.length, connections: CONC, exact: true });
-    if (f.non2xx || f.errors) throw new Error(`${f.non2xx} answers not 2xx, ${f.errors} errors`);
+    if (f.non2xx || f.errors) throw new Error(`${base}: ${f.non2xx} answers not 2xx, ${f.errors} errors (${JSON.stringify(f)})`);
     return { r: { ops: f.requests, seconds: f.requests / f.rps, rate: f.rps, p50: f.p50, p99: f.p99 }, loadCpuS: f.sendCpuS ?? f.loadCpuS };
   };
 }
@@ -235,19 +252,20 @@ for (const lane of LANES) {
 
 const ms = (v: number | undefined, d = 3): string => (v === undefined ? '' : fmt(v, d));
 process.stdout.write(
-  `\nCPU ms per operation: node, all its processes summed; the marketplace's processes (${MODE === 'process' ? 'this process: all of the node CPU' : 'workers and primary'}); this process (${MODE === 'process' ? 'marketplace, seller and load' : 'the seller, and the load one at a time'}); the load generator in another process; the bench's PostgreSQL backends; nats-server. Statements: the marketplace's per operation, its outbox relays' included.\n`,
+  `\nCPU ms per operation: node, all its processes summed; the marketplace's processes (${MODE === 'process' ? 'this process: all of the node CPU' : 'workers and primary'}); this process (${MODE === 'process' ? 'the marketplace' : ''}${MODE === 'process' && SELLER === 'here' ? ', ' : ''}${SELLER === 'here' ? 'the seller' : ''}, the load when it comes from here); the seller's process (BENCH_SELLER=process); the load generator in another process; the bench's PostgreSQL backends; nats-server. Statements: the marketplace's per operation, its outbox relays' included.\n`,
 );
-process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | marketplace | this process | load generator | PG backends | nats-server | statements/op | machine busy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n`);
+process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | marketplace | this process | seller | load generator | PG backends | nats-server | statements/op | machine busy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n`);
 for (const x of rows) {
-  const node = x.cpuMs + (x.serviceMs ?? 0) + (x.loadMs ?? 0);
+  const node = x.cpuMs + (x.serviceMs ?? 0) + (x.loadMs ?? 0) + (x.sellerMs ?? 0);
   const st = x.statements && x.statements.all + x.statements.relay > 0.001 ? fmt(x.statements.all + x.statements.relay, 2) : '';
   process.stdout.write(
-    `| ${x.name} | ${fmt(x.r.rate)} | ${x.doneRate === undefined ? '' : fmt(x.doneRate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(node, 3)} | ${ms(x.serviceMs)} | ${fmt(x.cpuMs, 3)} | ${ms(x.loadMs)} | ${backend.name === 'postgres+nats' ? fmt(x.pgMs, 3) : ''} | ${ms(x.natsMs)} | ${st} | ${fmt(x.busy * 100)} % |\n`,
+    `| ${x.name} | ${fmt(x.r.rate)} | ${x.doneRate === undefined ? '' : fmt(x.doneRate)} | ${fmt(x.r.p50, 2)} | ${fmt(x.r.p99, 1)} | ${fmt(node, 3)} | ${ms(x.serviceMs)} | ${fmt(x.cpuMs, 3)} | ${ms(x.sellerMs)} | ${ms(x.loadMs)} | ${backend.name === 'postgres+nats' ? fmt(x.pgMs, 3) : ''} | ${ms(x.natsMs)} | ${st} | ${fmt(x.busy * 100)} % |\n`,
   );
 }
 process.stdout.write(`\n${added.join('\n')}\n`);
 await service.stop();
 agent.destroy();
-seller.closeAllConnections();
-seller.close();
+seller?.closeAllConnections();
+seller?.close();
+sellerChild?.close();
 await backend.close();

@@ -1,6 +1,6 @@
 /**
  * The processes a benchmark starts for the service it measures, each apart from the bench's
- * own: a devnet as the ANM node (devnet-serve.ts) and the marketplace as market-serve.ts
+ * own: a devnet as the ANM node (devnet-serve.ts), bench:execute's seller (seller-serve.ts), and the marketplace as market-serve.ts
  * serves it (its workers and their primary), with the begin/end protocol that brings back the
  * workers' GC figures and statement counts.
  */
@@ -10,22 +10,28 @@ import { createInterface } from 'node:readline';
 import { procCpu } from './proc-cpu.ts';
 import type { StatementCounts } from './statement-count.ts';
 
-export interface DevnetChild {
-  /** The devnet's base URL (`/live`, `/test` under it). */
+export interface ServerChild {
+  /** Its base URL (a devnet's: `/live`, `/test` under it). */
   url: string;
   pid: number;
   close(): void;
 }
 
-/** An empty devnet in a process of its own (mines only on request). */
-export async function spawnDevnet(): Promise<DevnetChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'devnet-serve.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** A server in a process of its own that prints one JSON line `{url}` and serves until its standard input closes. */
+async function spawnServer(script: string): Promise<ServerChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`devnet exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { url: (JSON.parse(line) as { url: string }).url, pid: child.pid!, close: () => child.stdin.end() };
 }
+
+/** An empty devnet in a process of its own (mines only on request). */
+export const spawnDevnet = (): Promise<ServerChild> => spawnServer('devnet-serve.ts');
+
+/** bench:execute's seller in a process of its own (seller-serve.ts). */
+export const spawnSeller = (): Promise<ServerChild> => spawnServer('seller-serve.ts');
 
 /** What market-serve's workers report between `begin` and `end`: GC summed, stalls the longest, statements summed. */
 export interface ServeStats {

@@ -8,7 +8,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { domainSeparator, getAddress, isAddress, isHex, type Hex } from 'viem';
-import { recoverSigner } from '../evm-recover.ts';
+import { recoverSignerSoon } from '../evm-recover.ts';
 import { hexOf, keccak256 } from '../keccak.ts';
 import { MARKET_LANES, USDC_TOKEN } from '../../../machines/money/market.ts';
 
@@ -129,7 +129,7 @@ export async function checkAuthorization(p: ExactEvmPayload, e: Expected, nowS: 
   const refuse = (reason: string, message: string): Check => ({ ok: false, reason, message, payer });
   const digest = transferDigest(a, domain);
   if (digest === null) return fail('invalid_payload', 'the authorization cannot be hashed as EIP-712 typed data');
-  const signer = recoverSigner(digest, p.signature);
+  const signer = await recoverSignerSoon(digest, p.signature);
   if (signer === null) return refuse('invalid_exact_evm_failed_to_parse_signature', 'the signature is not 65 bytes r, s (low s), v (27 or 28)');
   if (signer.toLowerCase() !== payer) return refuse('invalid_exact_evm_signature', 'the signature is not by authorization.from over this domain');
   if (a.to.toLowerCase() !== e.payTo.toLowerCase()) return refuse('invalid_exact_evm_recipient_mismatch', 'authorization.to is not the payTo of this leg');

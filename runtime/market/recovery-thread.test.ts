@@ -1,0 +1,109 @@
+/**
+ * The recovery thread (ADR 0104): the thread's keys are the main thread's, byte for byte, for
+ * any digest and r ‖ s, including those with no key; idle recoveries never start it; a thread
+ * that cannot run hands its batch back to the main thread.
+ */
+import fc from 'fast-check';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { afterEach, expect, it } from 'vitest';
+import { RECOVERY_BACKENDS, recoverSigner, recoverSignerSoon } from './evm-recover.ts';
+import { addonPath, RecoveryThread, type Recover } from './recovery-thread.ts';
+
+const native = RECOVERY_BACKENDS.native;
+const addon = addonPath(import.meta.url);
+const inline: Recover = native ?? RECOVERY_BACKENDS.wasm!;
+/** The main thread's answer, with a recovery that throws (r with no point) read as none. */
+const reference = (rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Uint8Array | null => {
+  try {
+    return inline(rs, recId, digest);
+  } catch {
+    return null;
+  }
+};
+
+const threads: RecoveryThread[] = [];
+afterEach(async () => {
+  await Promise.all(threads.splice(0).map((t) => t.close()));
+});
+const open = (...a: ConstructorParameters<typeof RecoveryThread>): RecoveryThread => {
+  const t = new RecoveryThread(...a);
+  threads.push(t);
+  return t;
+};
+const signed = (n: number): Array<{ rs: Uint8Array; recId: 0 | 1; digest: Uint8Array }> =>
+  Array.from({ length: n }, (_, i) => {
+    const digest = secp256k1.utils.randomSecretKey();
+    const sig = secp256k1.sign(digest, secp256k1.utils.randomSecretKey(), { prehash: false, format: 'recovered' });
+    return { rs: sig.subarray(1), recId: (sig[0]! & 1) as 0 | 1, digest: i % 5 === 4 ? new Uint8Array(32).fill(i) : digest };
+  });
+
+it.skipIf(!native || !addon)('gives the main thread\'s keys for any digest and r ‖ s, a batch at a time', async () => {
+  // busyAt 0: every recovery goes to the thread.
+  const t = open(inline, addon, 0);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.record({ rs: fc.uint8Array({ minLength: 64, maxLength: 64 }), recId: fc.constantFrom(0 as const, 1 as const), digest: fc.uint8Array({ minLength: 32, maxLength: 32 }) }), { minLength: 1, maxLength: 20 }),
+      async (items) => {
+        const all = [...items, ...signed(3)];
+        const keys = await Promise.all(all.map((x) => t.recover(x.rs, x.recId, x.digest)));
+        keys.forEach((k, i) => expect(k).toEqual(reference(all[i]!.rs, all[i]!.recId, all[i]!.digest)));
+      },
+    ),
+    { numRuns: 30 },
+  );
+  // Real signatures give keys, through the thread.
+  const real = signed(8);
+  const keys = await Promise.all(real.map((x) => t.recover(x.rs, x.recId, x.digest)));
+  expect(keys.every((k) => k !== null && k.length === 65 && k[0] === 4)).toBe(true);
+});
+
+it('runs at once while idle: a recovery per turn never reaches a thread', async () => {
+  let calls = 0;
+  const counting: Recover = (...a) => (calls++, inline(...a));
+  // An addon path that cannot load: were the thread started, its batch would come back inline later.
+  const t = open(counting, '/nonexistent/addon.node');
+  for (const x of signed(5)) {
+    const before = calls;
+    const key = t.recover(x.rs, x.recId, x.digest);
+    expect(calls).toBe(before + 1);
+    expect(await key).toEqual(reference(x.rs, x.recId, x.digest));
+    await new Promise((r) => setImmediate(r));
+  }
+});
+
+it('answers a batch on the main thread when the thread cannot run, and keeps answering', async () => {
+  const t = open(inline, '/nonexistent/addon.node', 0);
+  const items = signed(6);
+  const keys = await Promise.all(items.map((x) => t.recover(x.rs, x.recId, x.digest)));
+  keys.forEach((k, i) => expect(k).toEqual(reference(items[i]!.rs, items[i]!.recId, items[i]!.digest)));
+  const again = await Promise.all(items.map((x) => t.recover(x.rs, x.recId, x.digest)));
+  expect(again).toEqual(keys);
+});
+
+it.skipIf(!native || !addon)('a busy turn sends the next turn\'s recoveries to the thread, and closing hands any out back', async () => {
+  let calls = 0;
+  const counting: Recover = (...a) => (calls++, inline(...a));
+  const t = open(counting, addon, 3);
+  const first = signed(4);
+  await Promise.all(first.map((x) => t.recover(x.rs, x.recId, x.digest)));
+  expect(calls).toBe(4);
+  // The turn ends in the check phase; the next requests come in a later one.
+  await new Promise((r) => setImmediate(r));
+  const next = signed(4);
+  const keys = await Promise.all(next.map((x) => t.recover(x.rs, x.recId, x.digest)));
+  expect(calls).toBe(4);
+  keys.forEach((k, i) => expect(k).toEqual(reference(next[i]!.rs, next[i]!.recId, next[i]!.digest)));
+  const pending = next.map((x) => t.recover(x.rs, x.recId, x.digest));
+  await t.close();
+  expect(await Promise.all(pending)).toEqual(keys);
+});
+
+it('recoverSignerSoon answers as recoverSigner', async () => {
+  const digest = `0x${'07'.repeat(32)}` as const;
+  const sig = secp256k1.sign(new Uint8Array(32).fill(7), secp256k1.utils.randomSecretKey(), { prehash: false, format: 'recovered' });
+  const good = `0x${Buffer.from(sig.subarray(1)).toString('hex')}${(27 + sig[0]!).toString(16)}`;
+  for (const s of [good, `${good.slice(0, -2)}1d`, 'not hex', `0x${'00'.repeat(65)}`]) {
+    expect(await recoverSignerSoon(digest, s)).toBe(recoverSigner(digest, s));
+  }
+  expect(await recoverSignerSoon('0x12', good)).toBeNull();
+});

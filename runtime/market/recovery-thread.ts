@@ -1,0 +1,174 @@
+/**
+ * Public-key recoveries handed to a worker thread while the service is busy.
+ *
+ * A recovery is about 80-110 µs of libsecp256k1 on the main thread, and a purchase needs two
+ * (a routed execution two as well: the fee leg and the seller leg it forwards). Under load
+ * the main thread is the first thing to saturate while the second core still has room, so
+ * the recoveries asked for in one turn of the event loop go to a thread as one transferred
+ * buffer and come back as one. Idle, a recovery runs at once on the main thread: a lone
+ * request (routed execution's added latency) pays no hop.
+ *
+ * "Busy" is read from the last turn: one that asked for `busyAt` recoveries or more, or a batch
+ * still out, sends the next ones to the thread. A thread that fails (it cannot load the addon,
+ * it exits) hands its batch back to the main thread and is not used again.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** An uncompressed public key (65 bytes) from r ‖ s, the recovery id and the digest; null when none. */
+export type Recover = (rs: Uint8Array, recId: 0 | 1, digest: Uint8Array) => Uint8Array | null;
+
+/** One item on the wire: r ‖ s (64), recovery id (1), digest (32). */
+const ITEM = 97;
+/** One answer: the 65-byte key, or a first byte of 0 when there is none (a key starts 0x04). */
+const KEY = 65;
+
+// CommonJS, evaluated in the thread: the addon alone, as evm-recover.ts loads it.
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const lib = require(workerData.addon);
+parentPort.on('message', ({ id, buf }) => {
+  const input = new Uint8Array(buf);
+  const n = input.length / ${ITEM};
+  const out = new Uint8Array(n * ${KEY});
+  for (let i = 0; i < n; i++) {
+    const at = i * ${ITEM};
+    try {
+      out.set(lib.ecdsaRecover(input.subarray(at, at + 64), input[at + 64], input.subarray(at + 65, at + ${ITEM}), false), i * ${KEY});
+    } catch {
+      out[i * ${KEY}] = 0;
+    }
+  }
+  parentPort.postMessage({ id, buf: out.buffer }, [out.buffer]);
+});
+`;
+
+interface Pending {
+  rs: Uint8Array;
+  recId: 0 | 1;
+  digest: Uint8Array;
+  resolve(key: Uint8Array | null): void;
+}
+
+export class RecoveryThread {
+  private worker: Worker | null = null;
+  private failed = false;
+  private queue: Pending[] = [];
+  private readonly out = new Map<number, Pending[]>();
+  private nextId = 0;
+  private asked = 0;
+  private lastTurn = 0;
+  private turnEnds = false;
+
+  constructor(
+    private readonly inline: Recover,
+    /** The addon's module path; null where it does not load (the thread is never used). */
+    private readonly addon: string | null,
+    private readonly busyAt = 3,
+  ) {}
+
+  /** The key, at once when the service is idle, from the thread when it is busy. */
+  recover(rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Promise<Uint8Array | null> {
+    this.asked++;
+    this.endTurnSoon();
+    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0)) return Promise.resolve(this.inline(rs, recId, digest));
+    return new Promise((resolve) => this.queue.push({ rs, recId, digest, resolve }));
+  }
+
+  /** Stops the thread; recoveries asked for afterwards run on the main thread. */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.failed = true;
+    this.worker = null;
+    this.giveBack();
+    await w?.terminate();
+  }
+
+  /** The turn's count becomes the last turn's in the check phase, when the turn's batch is sent. */
+  private endTurnSoon(): void {
+    if (this.turnEnds) return;
+    this.turnEnds = true;
+    setImmediate(() => {
+      this.turnEnds = false;
+      this.lastTurn = this.asked;
+      this.asked = 0;
+      this.send();
+    });
+  }
+
+  private send(): void {
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    const w = this.thread();
+    if (!w) return this.runInline(batch);
+    const buf = new Uint8Array(batch.length * ITEM);
+    batch.forEach((p, i) => {
+      buf.set(p.rs, i * ITEM);
+      buf[i * ITEM + 64] = p.recId;
+      buf.set(p.digest, i * ITEM + 65);
+    });
+    const id = this.nextId++;
+    this.out.set(id, batch);
+    w.postMessage({ id, buf: buf.buffer }, [buf.buffer]);
+  }
+
+  private thread(): Worker | null {
+    if (this.worker || this.failed || this.addon === null) return this.worker;
+    try {
+      const w = new Worker(THREAD_SOURCE, { eval: true, workerData: { addon: this.addon } });
+      w.on('message', ({ id, buf }: { id: number; buf: ArrayBuffer }) => this.answered(id, new Uint8Array(buf)));
+      w.on('error', () => this.fail());
+      w.on('exit', () => this.fail());
+      // After the listeners, which ref the thread's port: a thread left running must not keep the process alive.
+      w.unref();
+      this.worker = w;
+    } catch {
+      this.failed = true;
+    }
+    return this.worker;
+  }
+
+  private answered(id: number, keys: Uint8Array): void {
+    const batch = this.out.get(id);
+    if (!batch) return;
+    this.out.delete(id);
+    batch.forEach((p, i) => p.resolve(keys[i * KEY] === 0 ? null : keys.slice(i * KEY, (i + 1) * KEY)));
+  }
+
+  private fail(): void {
+    this.failed = true;
+    this.worker = null;
+    this.giveBack();
+  }
+
+  /** Batches that were out, and the queue, answered on the main thread. */
+  private giveBack(): void {
+    for (const batch of this.out.values()) this.runInline(batch);
+    this.out.clear();
+    const q = this.queue;
+    this.queue = [];
+    this.runInline(q);
+  }
+
+  private runInline(batch: Pending[]): void {
+    for (const p of batch) {
+      let key: Uint8Array | null;
+      try {
+        key = this.inline(p.rs, p.recId, p.digest);
+      } catch {
+        key = null;
+      }
+      p.resolve(key);
+    }
+  }
+}
+
+/** The path `require` resolves for the addon alone, or null where it is not installed. */
+export function addonPath(from: string): string | null {
+  try {
+    return createRequire(from).resolve('secp256k1/bindings.js');
+  } catch {
+    return null;
+  }
+}
