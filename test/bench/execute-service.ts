@@ -57,6 +57,9 @@ export async function openExecuteService(o: {
   fee: { USDC: string; ANM: string };
   sellerUrl: string;
   benchAgent: http.Agent;
+  /** For the label: whether the seller and the saturated load share this process. */
+  sellerHere: boolean;
+  loadHere: boolean;
 }): Promise<ExecuteService> {
   const { backend } = o;
   const inProcess = o.mode === 'process';
@@ -93,7 +96,7 @@ export async function openExecuteService(o: {
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     return {
       url,
-      label: 'the marketplace, the load and the outbox relay in this one process',
+      label: `the marketplace and the outbox relay in this process${o.sellerHere ? ', the seller too' : ''}${o.loadHere ? ', the saturated load too' : ''}`,
       market,
       rpc,
       async begin() {

@@ -22,8 +22,13 @@
  * process that quoted holds the purchase; with several workers an execution that reaches
  * another worker than its quote reads the purchase in a statement of its own.
  * One at a time, the calls come from this process in both modes.
- * The seller runs in a process of its own (seller-serve.ts, BENCH_SELLER=process, the default)
- * or in this one (BENCH_SELLER=here, and always with BENCH_TRACE=1); its CPU has its column.
+ * The seller runs in this process (BENCH_SELLER=here, the default, and always with
+ * BENCH_TRACE=1) or in one of its own (seller-serve.ts, BENCH_SELLER=process; its CPU has its
+ * column). In `process` mode the saturated load comes from this process (BENCH_LOAD=here, the
+ * default) or from test/bench/http-load.ts in another (BENCH_LOAD=process). All in one process
+ * is the cheaper deployment on two cores (no wake-up of another process per call), and the
+ * one the figures before 2026-11-29 19:00 UTC were measured in; apart is how a seller and its
+ * buyers run.
  * One at a time is measured twice: back to back, where each call shares the service with the
  * previous execution's work after its answer (recording it, the fee, the outbox), and on an idle
  * service, where each call starts once that work is done (the latency a caller sees when the
@@ -67,9 +72,9 @@ const LANES = (process.env.BENCH_LANES ?? 'USDC,ANM').split(',') as Lane[];
 const MODE = (process.env.BENCH_EXECUTE_MODE ?? 'process') as ExecuteMode;
 if (MODE !== 'workers' && MODE !== 'process') throw new Error(`BENCH_EXECUTE_MODE: ${MODE as string} (workers or process)`);
 const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 1);
-const LOAD = process.env.BENCH_LOAD ?? 'process';
+const LOAD = process.env.BENCH_LOAD ?? 'here';
 if (LOAD !== 'process' && LOAD !== 'here') throw new Error(`BENCH_LOAD: ${LOAD} (process or here)`);
-const SELLER = process.env.BENCH_TRACE === '1' ? 'here' : (process.env.BENCH_SELLER ?? 'process');
+const SELLER = process.env.BENCH_TRACE === '1' ? 'here' : (process.env.BENCH_SELLER ?? 'here');
 if (SELLER !== 'process' && SELLER !== 'here') throw new Error(`BENCH_SELLER: ${SELLER} (process or here)`);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
 
@@ -89,8 +94,8 @@ const check = (want: number) => (status: number) => {
   if (status !== want) throw new Error(`status ${status}, expected ${want}`);
 };
 
-// The seller: in a process of its own (BENCH_SELLER=process, the default), or in this one
-// (BENCH_SELLER=here; always with BENCH_TRACE=1, whose marks need it here).
+// The seller: in this process (BENCH_SELLER=here, the default; always with BENCH_TRACE=1,
+// whose marks need it here), or in a process of its own (BENCH_SELLER=process).
 const sellerChild = SELLER === 'process' ? await spawnSeller() : null;
 const seller = sellerChild ? null : http.createServer(answerPaidCall);
 if (seller) await new Promise<void>((r) => seller.listen(0, '127.0.0.1', r));
@@ -102,7 +107,7 @@ const real = await postgresReachable();
 // Several processes share the database in `workers` mode: PGlite, one process's, cannot be it.
 if (!real && MODE === 'workers') throw new Error('bench:execute in workers mode needs PostgreSQL (DATABASE_URL); BENCH_EXECUTE_MODE=process runs on PGlite');
 const backend = real ? await openReal({ poolSize: 16 }) : await openEmbedded();
-const service = await openExecuteService({ mode: MODE, workers: WORKERS, backend, anm: LANES.includes('ANM'), fee: FEE, sellerUrl, benchAgent: agent });
+const service = await openExecuteService({ mode: MODE, workers: WORKERS, backend, anm: LANES.includes('ANM'), fee: FEE, sellerUrl, benchAgent: agent, sellerHere: SELLER === 'here', loadHere: LOAD === 'here' });
 const { market, rpc, url, trace } = service;
 process.stdout.write(`backend ${backend.name} (${real ? databaseTransport(process.env.DATABASE_URL ?? '') : 'PGlite'}); lanes ${LANES.join(', ')}; ${OPS} saturated + ${SERIAL} serial executions per lane, concurrency ${CONC}\n`);
 process.stdout.write(`mode ${MODE} (BENCH_EXECUTE_MODE): ${service.label}\n`);

@@ -1,5 +1,5 @@
 /**
- * bench:execute's seller in a process of its own (BENCH_SELLER=process, the default), as a
+ * bench:execute's seller in a process of its own (BENCH_SELLER=process), as a
  * seller on the same machine would be: its work is not the marketplace's process's. Answers
  * every paid call at once (seller-answer.ts). Prints one JSON line `{url}` and serves until its
  * standard input closes.
