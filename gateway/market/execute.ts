@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError, issuesMessage } from '../errors.ts';
 import { sendJson } from '../http/reply.ts';
 import type { MarketDeps } from './deps.ts';
 import { ipRateLimit } from './rate-limit.ts';
@@ -28,7 +28,7 @@ const INTENT_ID = /^pi_[0-9a-z]+$/;
 const execute: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
   app.post('/api/v1/route/execute', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const r = executeBody.safeParse(req.body);
-    if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!r.success) throw new AppError('invalid_body', issuesMessage(r.error.issues));
     if (!INTENT_ID.test(r.data.intent_id)) throw new AppError('not_found', 'No purchase intent with this id.');
     const input = { intentId: r.data.intent_id, fee: r.data.fee_payment?.legs?.fee, sellerPayment: r.data.seller_payment, body: r.data.body };
     // The seller's answer goes back before it is recorded (ADR 0046); what fails after that

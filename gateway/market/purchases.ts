@@ -8,7 +8,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError, issuesMessage } from '../errors.ts';
 import { idempotencyKey, requestHash } from '../http/idempotency.ts';
 import { JSON_TYPE, sendJson } from '../http/reply.ts';
 import type { MarketDeps } from './deps.ts';
@@ -32,7 +32,7 @@ const purchases: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }
     if (raw === undefined || raw === '') throw new AppError('idempotency_key_required', 'An idempotency-key header is required to purchase.');
     const key = idempotencyKey(req);
     const r = purchaseBody.safeParse(req.body);
-    if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!r.success) throw new AppError('invalid_body', issuesMessage(r.error.issues));
     const intentId = r.data.intent_id;
     const legs = r.data.payment?.legs ?? {};
     if (!INTENT_ID.test(intentId)) throw new AppError('not_found', 'No purchase intent with this id.');

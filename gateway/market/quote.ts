@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { maxPriceAccepted } from '../../machines/money/market.ts';
 import { RESOURCE_ID_FORM } from '../../runtime/market/listing-signature.ts';
-import { AppError } from '../errors.ts';
+import { AppError, issuesMessage } from '../errors.ts';
 import { JSON_TYPE } from '../http/reply.ts';
 import type { MarketDeps } from './deps.ts';
 import { ipRateLimit } from './rate-limit.ts';
@@ -31,7 +31,7 @@ const quoteBody = z
 const quote: FastifyPluginAsync<{ deps: MarketDeps }> = async (app, { deps }) => {
   app.post('/api/v1/route/quote', { onRequest: ipRateLimit(deps.perIpPerMinute ?? 60) }, async (req, reply) => {
     const r = quoteBody.safeParse(req.body);
-    if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!r.success) throw new AppError('invalid_body', issuesMessage(r.error.issues));
     const { capability, resource_id, max_price, asset, max_latency_ms } = r.data;
     const ceilings = { maxPrice: max_price, asset: asset ?? 'USDC', maxLatencyMs: max_latency_ms } as const;
     const q = await deps.purchases.quoteJson(resource_id !== undefined ? { ...ceilings, resourceId: resource_id } : { ...ceilings, capability: capability ?? '' });

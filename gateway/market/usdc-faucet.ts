@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { formatAtomic } from '../../machines/money/market.ts';
 import type { UsdcSimLedger } from '../../runtime/market/lanes/usdc-sim.ts';
-import { AppError } from '../errors.ts';
+import { AppError, issuesMessage } from '../errors.ts';
 import { sendJson } from '../http/reply.ts';
 import { parseQuery } from './query.ts';
 import { ipRateLimit } from './rate-limit.ts';
@@ -23,7 +23,7 @@ const view = (addr: string, balance: bigint) => ({ address: addr.toLowerCase(), 
 const usdcFaucet: FastifyPluginAsync<{ ledger: UsdcSimLedger; perIpPerMinute: number }> = async (app, { ledger, perIpPerMinute }) => {
   app.post('/api/v1/usdc/faucet', { onRequest: ipRateLimit(perIpPerMinute) }, async (req, reply) => {
     const r = fundBody.safeParse(req.body);
-    if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!r.success) throw new AppError('invalid_body', issuesMessage(r.error.issues));
     const amount = BigInt(r.data.amount);
     if (amount > MAX_FUND) throw new AppError('invalid_body', `amount: at most ${MAX_FUND} atomic units per call`);
     const balance = await ledger.fund(r.data.address, amount);

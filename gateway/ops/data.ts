@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { activeStates } from '../../runtime/ops/graph.ts';
-import { AppError } from '../errors.ts';
+import { AppError, issuesMessage } from '../errors.ts';
 import { sendJson } from '../http/reply.ts';
 import type { OpsConsoleDeps } from './deps.ts';
 
@@ -26,7 +26,7 @@ const JournalQuery = z.strictObject({
 
 export function parseQuery<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> {
   const r = schema.safeParse(req.query ?? {});
-  if (!r.success) throw new AppError('bad_request', r.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; '));
+  if (!r.success) throw new AppError('bad_request', issuesMessage(r.error.issues, 'query'));
   return r.data;
 }
 

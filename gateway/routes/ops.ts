@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { GatewayDeps } from '../deps.ts';
-import { AppError } from '../errors.ts';
+import { AppError, issuesMessage } from '../errors.ts';
 import { jsonBody } from '../http/body.ts';
 import { sendJson } from '../http/reply.ts';
 import { isOperator } from '../operator-auth.ts';
@@ -15,7 +15,7 @@ import { NETWORKS, decodeAddress } from '../../machines/chain/index.ts';
 
 function parse<T extends z.ZodType>(schema: T, req: FastifyRequest): z.infer<T> {
   const r = schema.safeParse(jsonBody(req) ?? {});
-  if (!r.success) throw new AppError('invalid_body', r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  if (!r.success) throw new AppError('invalid_body', issuesMessage(r.error.issues));
   return r.data;
 }
 

@@ -3,6 +3,9 @@
  * any digest and r ‖ s, including those with no key; idle recoveries never start it; a thread
  * that cannot run hands its batch back to the main thread.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { afterEach, expect, it } from 'vitest';
@@ -93,9 +96,38 @@ it.skipIf(!native || !addon)('a busy turn sends the next turn\'s recoveries to t
   const keys = await Promise.all(next.map((x) => t.recover(x.rs, x.recId, x.digest)));
   expect(calls).toBe(4);
   keys.forEach((k, i) => expect(k).toEqual(reference(next[i]!.rs, next[i]!.recId, next[i]!.digest)));
+  // Queued, then sent in the check phase (the thread's immediate runs before this one), then closed while out.
   const pending = next.map((x) => t.recover(x.rs, x.recId, x.digest));
+  await new Promise((r) => setImmediate(r));
   await t.close();
   expect(await Promise.all(pending)).toEqual(keys);
+});
+
+it.skipIf(!native || !addon)('a lone recovery after a busy spell runs at once: the spell is not the last turn for long', async () => {
+  let calls = 0;
+  const counting: Recover = (...a) => (calls++, inline(...a));
+  const t = open(counting, addon, 3);
+  await Promise.all(signed(5).map((x) => t.recover(x.rs, x.recId, x.digest)));
+  await new Promise((r) => setImmediate(r));
+  // The next turn asks for 5 again: busy, to the thread.
+  await Promise.all(signed(5).map((x) => t.recover(x.rs, x.recId, x.digest)));
+  expect(calls).toBe(5);
+  // Two quiet turns later, one recovery: at once.
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const [x] = signed(1);
+  void t.recover(x!.rs, x!.recId, x!.digest);
+  expect(calls).toBe(6);
+});
+
+it('answers none, as the thread does, where the main thread\'s recovery throws', async () => {
+  const throwing: Recover = () => {
+    throw new Error('no point with x = r');
+  };
+  const t = open(throwing, null);
+  const [x] = signed(1);
+  await expect(t.recover(x!.rs, x!.recId, x!.digest)).resolves.toBeNull();
 });
 
 it('recoverSignerSoon answers as recoverSigner', async () => {
@@ -106,4 +138,16 @@ it('recoverSignerSoon answers as recoverSigner', async () => {
     expect(await recoverSignerSoon(digest, s)).toBe(recoverSigner(digest, s));
   }
   expect(await recoverSignerSoon('0x12', good)).toBeNull();
+});
+
+it.skipIf(!native || !addon)('a process whose last recovery went to the thread ends with it answered', async () => {
+  const here = import.meta.dirname;
+  const script = `
+    import { RecoveryThread, addonPath } from ${JSON.stringify(path.join(here, 'recovery-thread.ts'))};
+    import { RECOVERY_BACKENDS } from ${JSON.stringify(path.join(here, 'evm-recover.ts'))};
+    const t = new RecoveryThread(RECOVERY_BACKENDS.native, addonPath(${JSON.stringify(path.join(here, 'x.ts'))}), 0);
+    const key = await t.recover(new Uint8Array(64).fill(1), 0, new Uint8Array(32).fill(2));
+    console.log('KEY ' + (key === null ? 'none' : key.length));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 30_000 });
+  expect(stdout.trim()).toBe('KEY 65');
 });

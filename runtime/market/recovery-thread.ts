@@ -10,7 +10,8 @@
  *
  * "Busy" is read from the last turn: one that asked for `busyAt` recoveries or more, or a batch
  * still out, sends the next ones to the thread. A thread that fails (it cannot load the addon,
- * it exits) hands its batch back to the main thread and is not used again.
+ * it exits) hands its batch back to the main thread and is not used again. The thread keeps the
+ * process alive only while a batch is out.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -71,7 +72,16 @@ export class RecoveryThread {
   recover(rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Promise<Uint8Array | null> {
     this.asked++;
     this.endTurnSoon();
-    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0)) return Promise.resolve(this.inline(rs, recId, digest));
+    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0)) {
+      let key: Uint8Array | null;
+      try {
+        key = this.inline(rs, recId, digest);
+      } catch {
+        // The native addon throws where there is no key; the thread answers none.
+        key = null;
+      }
+      return Promise.resolve(key);
+    }
     return new Promise((resolve) => this.queue.push({ rs, recId, digest, resolve }));
   }
 
@@ -93,6 +103,9 @@ export class RecoveryThread {
       this.lastTurn = this.asked;
       this.asked = 0;
       this.send();
+      // A turn that asked for any is followed until one asks for none, so that a lone request
+      // after a busy spell is not judged by the spell.
+      if (this.lastTurn > 0) this.endTurnSoon();
     });
   }
 
@@ -110,17 +123,20 @@ export class RecoveryThread {
     });
     const id = this.nextId++;
     this.out.set(id, batch);
+    // Referenced while a batch is out, so that a process does not end with a recovery unanswered.
+    if (this.out.size === 1) w.ref();
     w.postMessage({ id, buf: buf.buffer }, [buf.buffer]);
   }
 
   private thread(): Worker | null {
     if (this.worker || this.failed || this.addon === null) return this.worker;
     try {
-      const w = new Worker(THREAD_SOURCE, { eval: true, workerData: { addon: this.addon } });
+      // No `--import tsx` from this process's flags: the thread's source is plain CommonJS.
+      const w = new Worker(THREAD_SOURCE, { eval: true, execArgv: [], workerData: { addon: this.addon } });
       w.on('message', ({ id, buf }: { id: number; buf: ArrayBuffer }) => this.answered(id, new Uint8Array(buf)));
       w.on('error', () => this.fail());
       w.on('exit', () => this.fail());
-      // After the listeners, which ref the thread's port: a thread left running must not keep the process alive.
+      // After the listeners, which ref the thread's port: a thread with nothing out must not keep the process alive.
       w.unref();
       this.worker = w;
     } catch {
@@ -133,6 +149,7 @@ export class RecoveryThread {
     const batch = this.out.get(id);
     if (!batch) return;
     this.out.delete(id);
+    if (this.out.size === 0) this.worker?.unref();
     batch.forEach((p, i) => p.resolve(keys[i * KEY] === 0 ? null : keys.slice(i * KEY, (i + 1) * KEY)));
   }
 

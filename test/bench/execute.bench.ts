@@ -155,7 +155,7 @@ const measure = (name: string, n: number, run: Run, o: { after?: () => Promise<v
   measureRun({ name, n, backendPids, serviceCpu: service.cpu, sellerCpu, counts: service, ...o }, run);
 const drained = (lane: Lane, ids: string[]): Promise<void> => drainedIn(backend.db, lane, ids);
 
-/** The saturated run: from another process (wrk where installed, else in `workers` mode the Node generator; the same for the direct call and the routed one), else from this one. */
+/** The saturated run: from another process (test/bench/http-load.ts, which sends the count and not one more; the same for the direct call and the routed one), else from this one. */
 function saturated(base: string, requests: LoadRequest[], op: (i: number) => Promise<unknown>): Run {
   if (MODE === 'process' && LOAD === 'here') return inProcess(requests.length, CONC, op);
   return async () => {
