@@ -16,16 +16,19 @@ import { recover as wasmRecover } from 'tiny-secp256k1';
 import { hexOf, keccak256 } from './keccak.ts';
 import { addonPath, RecoveryThread, type Recover } from './recovery-thread.ts';
 
-
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
 }
 
+// `secp256k1/bindings.js` is the addon alone; the package's main entry would fall back to
+// `elliptic` in JavaScript, slower than the WebAssembly kept here as the fallback. The recovery
+// thread loads the same file.
+const ADDON = addonPath(import.meta.url);
+
 function loadNative(): Recover | null {
+  if (ADDON === null) return null;
   try {
-    // `secp256k1/bindings.js` is the addon alone; the package's main entry would fall back to
-    // `elliptic` in JavaScript, slower than the WebAssembly kept here as the fallback.
-    const lib = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
+    const lib = createRequire(import.meta.url)(ADDON) as NativeSecp256k1;
     return (rs, recId, digest) => lib.ecdsaRecover(rs, recId, digest, false);
   } catch {
     return null;
@@ -101,7 +104,7 @@ export function recoverSigner(digest: `0x${string}`, signature: string, recover:
   }
 }
 
-const thread = new RecoveryThread(native ?? wasm, native ? addonPath(import.meta.url) : null);
+const thread = new RecoveryThread(native ?? wasm, native ? ADDON : null);
 
 /**
  * `recoverSigner` for the request paths: the same answer, with the recovery on a worker thread
@@ -116,11 +119,7 @@ export async function recoverSignerSoon(digest: `0x${string}`, signature: string
   } catch {
     return null;
   }
-  let key: Uint8Array | null;
-  try {
-    key = await thread.recover(sig.rs, sig.recId, bytes);
-  } catch {
-    return null;
-  }
+  // Never rejects: a recovery with no key is null on either thread.
+  const key = await thread.recover(sig.rs, sig.recId, bytes);
   return key === null ? null : addressOf(key);
 }

@@ -72,16 +72,7 @@ export class RecoveryThread {
   recover(rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Promise<Uint8Array | null> {
     this.asked++;
     this.endTurnSoon();
-    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0)) {
-      let key: Uint8Array | null;
-      try {
-        key = this.inline(rs, recId, digest);
-      } catch {
-        // The native addon throws where there is no key; the thread answers none.
-        key = null;
-      }
-      return Promise.resolve(key);
-    }
+    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0)) return Promise.resolve(this.inlineKey(rs, recId, digest));
     return new Promise((resolve) => this.queue.push({ rs, recId, digest, resolve }));
   }
 
@@ -169,14 +160,15 @@ export class RecoveryThread {
   }
 
   private runInline(batch: Pending[]): void {
-    for (const p of batch) {
-      let key: Uint8Array | null;
-      try {
-        key = this.inline(p.rs, p.recId, p.digest);
-      } catch {
-        key = null;
-      }
-      p.resolve(key);
+    for (const p of batch) p.resolve(this.inlineKey(p.rs, p.recId, p.digest));
+  }
+
+  /** The main thread's recovery, none where it throws (the native addon does where there is no key), as the thread answers. */
+  private inlineKey(rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Uint8Array | null {
+    try {
+      return this.inline(rs, recId, digest);
+    } catch {
+      return null;
     }
   }
 }

@@ -257,7 +257,7 @@ for (const lane of LANES) {
 
 const ms = (v: number | undefined, d = 3): string => (v === undefined ? '' : fmt(v, d));
 process.stdout.write(
-  `\nCPU ms per operation: node, all its processes summed; the marketplace's processes (${MODE === 'process' ? 'this process: all of the node CPU' : 'workers and primary'}); this process (${MODE === 'process' ? 'the marketplace' : ''}${MODE === 'process' && SELLER === 'here' ? ', ' : ''}${SELLER === 'here' ? 'the seller' : ''}, the load when it comes from here); the seller's process (BENCH_SELLER=process); the load generator in another process; the bench's PostgreSQL backends; nats-server. Statements: the marketplace's per operation, its outbox relays' included.\n`,
+  `\nCPU ms per operation: node, all its processes summed; the marketplace's processes (${MODE === 'process' ? 'this process: all of the node CPU' : 'workers and primary'}); this process (${[MODE === 'process' && 'the marketplace', SELLER === 'here' && 'the seller', 'the load when it comes from here'].filter(Boolean).join(', ')}); the seller's process (BENCH_SELLER=process); the load generator in another process; the bench's PostgreSQL backends; nats-server. Statements: the marketplace's per operation, its outbox relays' included.\n`,
 );
 process.stdout.write(`\n| measurement | ops/s | done/s | p50 ms | p99 ms | node CPU ms/op | marketplace | this process | seller | load generator | PG backends | nats-server | statements/op | machine busy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n`);
 for (const x of rows) {

@@ -1,9 +1,22 @@
 /**
  * Splits the bytes of one keep-alive HTTP/1.1 connection into answers and gives each one's
- * status, for the paced load generator: it reads no more of an answer than where it ends
+ * status, for the raw-socket load generators (paced-load.ts, http-load.ts): it reads no more of an answer than where it ends
  * (the head, then Content-Length bytes or the chunks up to the last), and keeps no body.
  */
+import { connect, type Socket } from 'node:net';
+
 const CRLF2 = Buffer.from('\r\n\r\n');
+
+/** `n` connections to `url`'s host and port, Nagle off, once all are open (the load generators' raw sockets). */
+export function connectAll(url: URL, n: number): Promise<Socket[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => new Promise<Socket>((resolve, reject) => {
+      const socket = connect({ host: url.hostname, port: Number(url.port || 80), noDelay: true });
+      socket.once('error', reject);
+      socket.once('connect', () => resolve(socket));
+    })),
+  );
+}
 
 export class HttpAnswers {
   private buf: Buffer = Buffer.alloc(0);

@@ -10,8 +10,7 @@
  * read only as far as its status and its end (http-answers.ts).
  */
 import { readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import { HttpAnswers } from './http-answers.ts';
+import { connectAll, HttpAnswers } from './http-answers.ts';
 import { percentile } from './stats.ts';
 
 const url = new URL(process.env.LOAD_URL!);
@@ -27,13 +26,7 @@ const encoded = lines.map((line) => {
 });
 const wire = Array.from({ length: COUNT }, (_, i) => encoded[i % encoded.length]!);
 
-const sockets = await Promise.all(
-  Array.from({ length: CONNECTIONS }, () => new Promise<Socket>((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port || 80), noDelay: true });
-    socket.once('error', reject);
-    socket.once('connect', () => resolve(socket));
-  })),
-);
+const sockets = await connectAll(url, CONNECTIONS);
 
 const latencies = new Float64Array(COUNT);
 let ok = 0;

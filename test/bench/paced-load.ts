@@ -22,9 +22,9 @@
  * 0): seconds asked first and not counted.
  */
 import { readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { percentile } from './stats.ts';
-import { HttpAnswers } from './http-answers.ts';
+import { connectAll, HttpAnswers } from './http-answers.ts';
 
 const url = new URL(process.env.PACED_URL!);
 const cookies = readFileSync(process.env.PACED_COOKIES!, 'utf8').split('\n').filter(Boolean);
@@ -70,13 +70,7 @@ interface Session {
   index: number[];
 }
 
-const sessions: Session[] = await Promise.all(
-  Array.from({ length: SESSIONS }, () => new Promise<Session>((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port || 80), noDelay: true });
-    socket.once('error', reject);
-    socket.once('connect', () => resolve({ socket, answers: new HttpAnswers(), due: [], index: [] }));
-  })),
-);
+const sessions: Session[] = (await connectAll(url, SESSIONS)).map((socket) => ({ socket, answers: new HttpAnswers(), due: [], index: [] }));
 
 const start = performance.now() + 50;
 const countFrom = start + WARMUP_MS;

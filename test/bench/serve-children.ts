@@ -1,8 +1,8 @@
 /**
  * The processes a benchmark starts for the service it measures, each apart from the bench's
- * own: a devnet as the ANM node (devnet-serve.ts), bench:execute's seller (seller-serve.ts), and the marketplace as market-serve.ts
- * serves it (its workers and their primary), with the begin/end protocol that brings back the
- * workers' GC figures and statement counts.
+ * own: a devnet as the ANM node (devnet-serve.ts), bench:execute's seller (seller-serve.ts),
+ * and the marketplace as market-serve.ts serves it (its workers and their primary), with the
+ * begin/end protocol that brings back the workers' GC figures and statement counts.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
