@@ -60,7 +60,7 @@ it.skipIf(!native || !addon)('gives the main thread\'s keys for any digest and r
   expect(keys.every((k) => k !== null && k.length === 65 && k[0] === 4)).toBe(true);
 });
 
-it('runs at once while idle: a recovery per turn never reaches a thread', async () => {
+it('runs at once while idle: a recovery after a turn that asked for none never reaches a thread', async () => {
   let calls = 0;
   const counting: Recover = (...a) => (calls++, inline(...a));
   // An addon path that cannot load: were the thread started, its batch would come back inline later.
@@ -70,8 +70,22 @@ it('runs at once while idle: a recovery per turn never reaches a thread', async 
     const key = t.recover(x.rs, x.recId, x.digest);
     expect(calls).toBe(before + 1);
     expect(await key).toEqual(reference(x.rs, x.recId, x.digest));
+    // The turn that asked, then a quiet one: idle again.
+    await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
   }
+});
+
+it.skipIf(!native || !addon)('by default a turn that asked for one recovery is busy: the next turn\'s go to the thread', async () => {
+  let calls = 0;
+  const counting: Recover = (...a) => (calls++, inline(...a));
+  const t = open(counting, addon);
+  const [a, b] = signed(2);
+  expect(await t.recover(a!.rs, a!.recId, a!.digest)).toEqual(reference(a!.rs, a!.recId, a!.digest));
+  expect(calls).toBe(1);
+  await new Promise((r) => setImmediate(r));
+  expect(await t.recover(b!.rs, b!.recId, b!.digest)).toEqual(reference(b!.rs, b!.recId, b!.digest));
+  expect(calls).toBe(1);
 });
 
 it('answers a batch on the main thread when the thread cannot run, and keeps answering', async () => {

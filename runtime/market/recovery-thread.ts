@@ -8,8 +8,10 @@
  * buffer and come back as one. Idle, a recovery runs at once on the main thread: a lone
  * request (routed execution's added latency) pays no hop.
  *
- * "Busy" is read from the last turn: one that asked for `busyAt` recoveries or more, or a batch
- * still out, sends the next ones to the thread. A thread that fails (it cannot load the addon,
+ * "Busy" is read from the last turn: one that asked for a recovery (`busyAt`, default 1), or a
+ * batch still out, sends the next ones to the thread. Under load nearly every turn asks for one
+ * (a routed execution asks for its two in one turn, requests arrive a few per turn), while a
+ * lone request comes after turns that asked for none. A thread that fails (it cannot load the addon,
  * it exits) hands its batch back to the main thread and is not used again. The thread keeps the
  * process alive only while a batch is out.
  */
@@ -65,7 +67,7 @@ export class RecoveryThread {
     private readonly inline: Recover,
     /** The addon's module path; null where it does not load (the thread is never used). */
     private readonly addon: string | null,
-    private readonly busyAt = 3,
+    private readonly busyAt = 1,
   ) {}
 
   /** The key, at once when the service is idle, from the thread when it is busy. */

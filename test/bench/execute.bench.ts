@@ -24,11 +24,12 @@
  * One at a time, the calls come from this process in both modes.
  * The seller runs in this process (BENCH_SELLER=here, the default, and always with
  * BENCH_TRACE=1) or in one of its own (seller-serve.ts, BENCH_SELLER=process; its CPU has its
- * column). In `process` mode the saturated load comes from this process (BENCH_LOAD=here, the
- * default) or from test/bench/http-load.ts in another (BENCH_LOAD=process). All in one process
- * is the cheaper deployment on two cores (no wake-up of another process per call), and the
- * one the figures before 2026-11-29 19:00 UTC were measured in; apart is how a seller and its
- * buyers run.
+ * column). In `process` mode the saturated load comes from this process, written raw on its
+ * sockets by test/bench/raw-load.ts (BENCH_LOAD=here, the default) or sent by a `node:http`
+ * client (BENCH_LOAD=client, the load of the figures before 2026-11-29 22:00 UTC), or from
+ * test/bench/http-load.ts in another process (BENCH_LOAD=process). All in one process is the
+ * cheaper deployment on two cores (no wake-up of another process per call); apart is how a
+ * seller and its buyers run.
  * One at a time is measured twice: back to back, where each call shares the service with the
  * previous execution's work after its answer (recording it, the fee, the outbox), and on an idle
  * service, where each call starts once that work is done (the latency a caller sees when the
@@ -55,8 +56,10 @@ import { openExecuteService, type ExecuteMode } from './execute-service.ts';
 import { procCpu } from './proc-cpu.ts';
 import { answerPaidCall } from './seller-answer.ts';
 import { spawnSeller } from './serve-children.ts';
+import { encodeRequests, sendExact } from './raw-load.ts';
 import { runRequests, type LoadRequest } from './request-load.ts';
-import { drive, fmt, percentile } from './stats.ts';
+import { drive, fmt, percentile, type RunStats } from './stats.ts';
+import type { LoadFigures } from './wrk.ts';
 
 const { app: APP } = nameBackends(`anm-execute-bench-${process.pid}`);
 const { openEmbedded, openReal, postgresReachable } = await import('../helpers/backends.ts');
@@ -73,7 +76,7 @@ const MODE = (process.env.BENCH_EXECUTE_MODE ?? 'process') as ExecuteMode;
 if (MODE !== 'workers' && MODE !== 'process') throw new Error(`BENCH_EXECUTE_MODE: ${MODE as string} (workers or process)`);
 const WORKERS = Number(process.env.BENCH_MARKET_WORKERS ?? 1);
 const LOAD = process.env.BENCH_LOAD ?? 'here';
-if (LOAD !== 'process' && LOAD !== 'here') throw new Error(`BENCH_LOAD: ${LOAD} (process or here)`);
+if (LOAD !== 'process' && LOAD !== 'here' && LOAD !== 'client') throw new Error(`BENCH_LOAD: ${LOAD} (here, client or process)`);
 const SELLER = process.env.BENCH_TRACE === '1' ? 'here' : (process.env.BENCH_SELLER ?? 'here');
 if (SELLER !== 'process' && SELLER !== 'here') throw new Error(`BENCH_SELLER: ${SELLER} (process or here)`);
 const FEE = { USDC: '0x000000000000000000000000000000000000fee5', ANM: generateWallet('live').address };
@@ -107,7 +110,7 @@ const real = await postgresReachable();
 // Several processes share the database in `workers` mode: PGlite, one process's, cannot be it.
 if (!real && MODE === 'workers') throw new Error('bench:execute in workers mode needs PostgreSQL (DATABASE_URL); BENCH_EXECUTE_MODE=process runs on PGlite');
 const backend = real ? await openReal({ poolSize: 16 }) : await openEmbedded();
-const service = await openExecuteService({ mode: MODE, workers: WORKERS, backend, anm: LANES.includes('ANM'), fee: FEE, sellerUrl, benchAgent: agent, sellerHere: SELLER === 'here', loadHere: LOAD === 'here' });
+const service = await openExecuteService({ mode: MODE, workers: WORKERS, backend, anm: LANES.includes('ANM'), fee: FEE, sellerUrl, benchAgent: agent, sellerHere: SELLER === 'here', loadHere: LOAD !== 'process' });
 const { market, rpc, url, trace } = service;
 process.stdout.write(`backend ${backend.name} (${real ? databaseTransport(process.env.DATABASE_URL ?? '') : 'PGlite'}); lanes ${LANES.join(', ')}; ${OPS} saturated + ${SERIAL} serial executions per lane, concurrency ${CONC}\n`);
 process.stdout.write(`mode ${MODE} (BENCH_EXECUTE_MODE): ${service.label}\n`);
@@ -155,14 +158,26 @@ const measure = (name: string, n: number, run: Run, o: { after?: () => Promise<v
   measureRun({ name, n, backendPids, serviceCpu: service.cpu, sellerCpu, counts: service, ...o }, run);
 const drained = (lane: Lane, ids: string[]): Promise<void> => drainedIn(backend.db, lane, ids);
 
-/** The saturated run: from another process (test/bench/http-load.ts, which sends the count and not one more; the same for the direct call and the routed one), else from this one. */
+/**
+ * The saturated run: from another process (test/bench/http-load.ts, which sends the count and
+ * not one more; the same for the direct call and the routed one), else from this one. In this
+ * process the requests' bytes are encoded before the run, so the run counts only their sending.
+ */
 function saturated(base: string, requests: LoadRequest[], op: (i: number) => Promise<unknown>): Run {
-  if (MODE === 'process' && LOAD === 'here') return inProcess(requests.length, CONC, op);
+  const row = (f: LoadFigures): RunStats => {
+    if (f.non2xx || f.errors) throw new Error(`${base}: ${f.non2xx} answers not 2xx, ${f.errors} errors (${JSON.stringify(f)})`);
+    return { ops: f.requests, seconds: f.requests / f.rps, rate: f.rps, p50: f.p50, p99: f.p99 };
+  };
+  if (MODE === 'process' && LOAD === 'client') return inProcess(requests.length, CONC, op);
+  if (MODE === 'process' && LOAD === 'here') {
+    const target = new URL(base);
+    const wire = encodeRequests(target, requests);
+    return async () => ({ r: row(await sendExact(target, wire, CONC)) });
+  }
   return async () => {
     // exact: not one request past the count, each routed one a fresh intent's (an extra would be a replay).
     const f = await runRequests({ url: base, requests, count: requests.length, connections: CONC, exact: true });
-    if (f.non2xx || f.errors) throw new Error(`${base}: ${f.non2xx} answers not 2xx, ${f.errors} errors (${JSON.stringify(f)})`);
-    return { r: { ops: f.requests, seconds: f.requests / f.rps, rate: f.rps, p50: f.p50, p99: f.p99 }, loadCpuS: f.sendCpuS ?? f.loadCpuS };
+    return { r: row(f), loadCpuS: f.sendCpuS ?? f.loadCpuS };
   };
 }
 
