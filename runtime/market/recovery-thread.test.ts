@@ -64,7 +64,8 @@ it('runs at once while idle: a recovery after a turn that asked for none never r
   let calls = 0;
   const counting: Recover = (...a) => (calls++, inline(...a));
   // An addon path that cannot load: were the thread started, its batch would come back inline later.
-  const t = open(counting, '/nonexistent/addon.node');
+  // The loop's reading off (utilization never reaches 2): the turns alone decide here.
+  const t = open(counting, '/nonexistent/addon.node', 1, 2);
   for (const x of signed(5)) {
     const before = calls;
     const key = t.recover(x.rs, x.recId, x.digest);
@@ -79,7 +80,7 @@ it('runs at once while idle: a recovery after a turn that asked for none never r
 it.skipIf(!native || !addon)('by default a turn that asked for one recovery is busy: the next turn\'s go to the thread', async () => {
   let calls = 0;
   const counting: Recover = (...a) => (calls++, inline(...a));
-  const t = open(counting, addon);
+  const t = open(counting, addon, undefined, 2);
   const [a, b] = signed(2);
   expect(await t.recover(a!.rs, a!.recId, a!.digest)).toEqual(reference(a!.rs, a!.recId, a!.digest));
   expect(calls).toBe(1);
@@ -100,7 +101,7 @@ it('answers a batch on the main thread when the thread cannot run, and keeps ans
 it.skipIf(!native || !addon)('a busy turn sends the next turn\'s recoveries to the thread, and closing hands any out back', async () => {
   let calls = 0;
   const counting: Recover = (...a) => (calls++, inline(...a));
-  const t = open(counting, addon, 3);
+  const t = open(counting, addon, 3, 2);
   const first = signed(4);
   await Promise.all(first.map((x) => t.recover(x.rs, x.recId, x.digest)));
   expect(calls).toBe(4);
@@ -120,7 +121,7 @@ it.skipIf(!native || !addon)('a busy turn sends the next turn\'s recoveries to t
 it.skipIf(!native || !addon)('a lone recovery after a busy spell runs at once: the spell is not the last turn for long', async () => {
   let calls = 0;
   const counting: Recover = (...a) => (calls++, inline(...a));
-  const t = open(counting, addon, 3);
+  const t = open(counting, addon, 3, 2);
   await Promise.all(signed(5).map((x) => t.recover(x.rs, x.recId, x.digest)));
   await new Promise((r) => setImmediate(r));
   // The next turn asks for 5 again: busy, to the thread.
@@ -133,6 +134,21 @@ it.skipIf(!native || !addon)('a lone recovery after a busy spell runs at once: t
   const [x] = signed(1);
   void t.recover(x!.rs, x!.recId, x!.digest);
   expect(calls).toBe(6);
+});
+
+it.skipIf(!native || !addon)('a loop with no room sends recoveries to the thread though the last turn asked for none, an idle one runs them at once', async () => {
+  let calls = 0;
+  const counting: Recover = (...a) => (calls++, inline(...a));
+  // The turns' reading off: no turn asks for 1,000.
+  const t = open(counting, addon, 1_000);
+  const [a, b] = signed(2);
+  const spinUntil = performance.now() + 40;
+  while (performance.now() < spinUntil);
+  expect(await t.recover(a!.rs, a!.recId, a!.digest)).toEqual(reference(a!.rs, a!.recId, a!.digest));
+  expect(calls).toBe(0);
+  await new Promise((r) => setTimeout(r, 60));
+  expect(await t.recover(b!.rs, b!.recId, b!.digest)).toEqual(reference(b!.rs, b!.recId, b!.digest));
+  expect(calls).toBe(1);
 });
 
 it('answers none, as the thread does, where the main thread\'s recovery throws', async () => {

@@ -8,14 +8,17 @@
  * buffer and come back as one. Idle, a recovery runs at once on the main thread: a lone
  * request (routed execution's added latency) pays no hop.
  *
- * "Busy" is read from the last turn: one that asked for a recovery (`busyAt`, default 1), or a
- * batch still out, sends the next ones to the thread. Under load nearly every turn asks for one
- * (a routed execution asks for its two in one turn, requests arrive a few per turn), while a
- * lone request comes after turns that asked for none. A thread that fails (it cannot load the addon,
+ * "Busy" is either of two readings. The event loop's utilization over the last window (20 ms or
+ * more) at 90 % or above: the main thread had no room, whatever asked for recoveries. Or the
+ * last turn: one that asked for a recovery (`busyAt`, default 1), or a batch still out. The turn
+ * alone misses a saturated routed execution, whose two recoveries come in one turn among many
+ * turns of other work (the statements' answers, the seller's); the utilization alone reacts a
+ * window late to a burst. A lone request meets neither: an idle loop, and quiet turns before it. A thread that fails (it cannot load the addon,
  * it exits) hands its batch back to the main thread and is not used again. The thread keeps the
  * process alive only while a batch is out.
  */
 import { createRequire } from 'node:module';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 
 /** An uncompressed public key (65 bytes) from r ‖ s, the recovery id and the digest; null when none. */
@@ -25,6 +28,8 @@ export type Recover = (rs: Uint8Array, recId: 0 | 1, digest: Uint8Array) => Uint
 const ITEM = 97;
 /** One answer: the 65-byte key, or a first byte of 0 when there is none (a key starts 0x04). */
 const KEY = 65;
+/** The shortest window the loop's utilization is read over. */
+const WINDOW_MS = 20;
 
 // CommonJS, evaluated in the thread: the addon alone, as evm-recover.ts loads it.
 const THREAD_SOURCE = `
@@ -62,20 +67,34 @@ export class RecoveryThread {
   private asked = 0;
   private lastTurn = 0;
   private turnEnds = false;
+  private loopSince: EventLoopUtilization = performance.eventLoopUtilization();
+  private loopBusy = false;
 
   constructor(
     private readonly inline: Recover,
     /** The addon's module path; null where it does not load (the thread is never used). */
     private readonly addon: string | null,
     private readonly busyAt = 1,
+    /** The event loop's utilization at or above which the main thread counts as busy. */
+    private readonly busyLoop = 0.9,
   ) {}
 
   /** The key, at once when the service is idle, from the thread when it is busy. */
   recover(rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Promise<Uint8Array | null> {
     this.asked++;
     this.endTurnSoon();
-    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0)) return Promise.resolve(this.inlineKey(rs, recId, digest));
+    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0 && !this.loopIsBusy())) return Promise.resolve(this.inlineKey(rs, recId, digest));
     return new Promise((resolve) => this.queue.push({ rs, recId, digest, resolve }));
+  }
+
+  /** The loop's utilization over the window since the last reading, read again once the window is 20 ms old. */
+  private loopIsBusy(): boolean {
+    const now = performance.eventLoopUtilization();
+    const window = performance.eventLoopUtilization(now, this.loopSince);
+    if (window.idle + window.active < WINDOW_MS) return this.loopBusy;
+    this.loopSince = now;
+    this.loopBusy = window.utilization >= this.busyLoop;
+    return this.loopBusy;
   }
 
   /** Stops the thread; recoveries asked for afterwards run on the main thread. */
