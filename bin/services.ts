@@ -109,8 +109,7 @@ export async function startServices(config: Config): Promise<Services> {
     if (config.METRICS_PORT !== undefined) await probePort('METRICS_PORT', config.HOST, config.METRICS_PORT);
     const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.pgDataDir, schema: config.ANMPAY_DB_SCHEMA, poolSize: config.DATABASE_POOL_SIZE });
     stops.push(() => db.close());
-    const nats = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : undefined;
-    const bus: Bus = nats ?? new MemoryBus();
+    const bus: Bus = config.NATS_URL ? await NatsBus.connect({ url: config.NATS_URL, ...(config.NATS_NAMESPACE && { namespace: config.NATS_NAMESPACE }) }) : new MemoryBus();
     stops.push(() => bus.close());
     log(`roles: ${[...roles].join(', ')}; storage: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.pgDataDir}`}; bus: ${bus.kind === 'nats' ? `NATS JetStream at ${config.NATS_URL}` : 'in-process'}`);
 
@@ -125,9 +124,7 @@ export async function startServices(config: Config): Promise<Services> {
       demoSeller?.url ?? (withDemoSeller && config.DEMO_SELLER_PORT !== 0 ? demoSellerOrigin(config.HOST, config.DEMO_SELLER_PORT) : undefined);
     const recordedDemo = new RecordedDemoOrigin(db);
     const sellerOrigin = { allows: (origin: string): boolean => origin === demoOrigin() || recordedDemo.allows(origin), refresh: () => recordedDemo.refresh() };
-    // The outbox relay on a thread of its own where the backends are servers it can reach too (ADR 0105).
-    const relayThread = config.DATABASE_URL && config.NATS_URL && nats ? { databaseUrl: config.DATABASE_URL, schema: config.ANMPAY_DB_SCHEMA, natsUrl: config.NATS_URL, namespace: nats.namespace, log } : undefined;
-    const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS, hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) }, relayThread });
+    const engine = new Engine({ db, bus, registry, ackWaitMs: config.NATS_ACK_WAIT_MS, hooks: { afterCommit: (r, e) => scanner?.afterCommit(r, e) } });
     const runtime = roles.has('runtime');
     if (runtime || roles.has('marketplace')) {
       scanner = new Scanner(db, engine.host, {

@@ -12,11 +12,6 @@ export interface OutboxRelayOptions {
   gatherMs?: number;
   /** How often a claim scans from the first row instead of from the floor (see `Floor`). */
   fullScanMs?: number;
-  /**
-   * Where a batch's figures go (default this thread's metrics, `recordOutboxBatch`): a relay on
-   * a worker thread hands them to the main thread, whose registry `/metrics` serves.
-   */
-  onBatch?: (rows: number, oldestAgeSeconds: number) => void;
 }
 
 /**
@@ -116,7 +111,7 @@ export class OutboxRelay {
       const last = rows[rows.length - 1]!;
       return { count: rows.length, maxId: BigInt(last.id), xmin, xmax: BigInt(last.xmax), age: Number(rows[0]!.age_s) };
     });
-    (this.opts.onBatch ?? recordOutboxBatch)(count, age);
+    recordOutboxBatch(count, age);
     // Only a committed batch moves the floor: a failed one changed nothing.
     if (full) floor.lastFullScan = now;
     const c = floor.candidate;

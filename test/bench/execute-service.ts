@@ -20,7 +20,6 @@ import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
-import { RelayThread } from '../../runtime/engine/relay-thread.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
@@ -73,15 +72,9 @@ export async function openExecuteService(o: {
   // In `process` mode these are the marketplace's own, so its statements are counted here.
   const counter = new StatementCounter();
   const db = inProcess ? counter.market(backend.db) : backend.db;
-  const inline = (): OutboxRelay => new OutboxRelay(inProcess ? counter.relay(backend.db) : backend.db, backend.bus);
-  // BENCH_RELAY=thread: the marketplace's relay on a worker thread, as the service runs it on
-  // the real backends (ADR 0105); its statements are then the thread's, not counted here.
-  const threaded = inProcess && process.env.BENCH_RELAY === 'thread' && backend.name === 'postgres+nats';
-  // DATABASE_URL as nameBackends left it: the thread's connections count as the bench's.
-  const thread = { databaseUrl: process.env.DATABASE_URL!, schema: backend.schema, natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', namespace: backend.namespace! };
-  const relay = threaded ? new RelayThread(thread, inline) : inline();
+  const relay = new OutboxRelay(inProcess ? counter.relay(backend.db) : backend.db, backend.bus);
   const host = new ActorHost({ db, bus: backend.bus, registry: machineRegistry(), onOutbox: () => relay.nudge() });
-  await relay.start();
+  relay.start();
   const market = openMarket(db, host, { feeAddresses: o.fee, forward: { allowPrivate: true }, ...(rpc && o.anm && { anm: { rpc } }) });
   const resourceId = resourceIdOf('POST', o.sellerUrl);
   // Before the workers start: each loads the listings as it starts.
@@ -103,7 +96,7 @@ export async function openExecuteService(o: {
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     return {
       url,
-      label: `the marketplace and the outbox relay${threaded ? ' (on a worker thread, BENCH_RELAY=thread)' : ''} in this process${o.sellerHere ? ', the seller too' : ''}${o.loadHere ? ', the saturated load too' : ''}`,
+      label: `the marketplace and the outbox relay in this process${o.sellerHere ? ', the seller too' : ''}${o.loadHere ? ', the saturated load too' : ''}`,
       market,
       rpc,
       async begin() {

@@ -40,8 +40,7 @@
  * BENCH_BUYERS (USDC buyers the executions are spread over, default 1: every settlement then
  * locks the same payer's balance row). In `process` mode only: BENCH_TRACE=1 (the one-at-a-time
  * parts' critical path, segment by segment: execute-trace.ts), BENCH_PROFILE=<file> (a V8 CPU
- * profile of the saturated routed run, one file per lane: `<file>.<lane>.cpuprofile`), BENCH_RELAY=thread
- * (the outbox relay on a worker thread as the service runs it, ADR 0105; its statements uncounted). Each row gives the CPU
+ * profile of the saturated routed run, one file per lane: `<file>.<lane>.cpuprofile`). Each row gives the CPU
  * per operation of each process group (execute-measure.ts) and the marketplace's statements.
  */
 import { databaseTransport, nameBackends } from './bench-env.ts';
