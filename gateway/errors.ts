@@ -81,10 +81,7 @@ export class AppError extends Error {
   }
 }
 
-/** A schema's refusal as one message: each issue `path: message` (`whole` where it is about all of it), joined. */
-export function issuesMessage(issues: ReadonlyArray<{ readonly path: readonly PropertyKey[]; readonly message: string }>, whole = 'body'): string {
-  return issues.map((i) => `${i.path.join('.') || whole}: ${i.message}`).join('; ');
-}
+export { issuesMessage } from '../runtime/issues-message.ts';
 
 // Fastify's own error codes, each given its code in this table. The ones below describe a bad
 // request; every other code Fastify exports is a fault of ours (a route or plugin set up

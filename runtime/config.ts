@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { issueLine } from './issues-message.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -128,7 +129,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+    throw new ConfigError(parsed.error.issues.map((i) => issueLine(i, 'environment')));
   }
   return { ...parsed.data, pgDataDir: path.join(parsed.data.ANMPAY_DATA_DIR, 'pg') };
 }

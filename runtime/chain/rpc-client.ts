@@ -6,6 +6,7 @@
  */
 import { RuntimeError } from '../errors.ts';
 import { z } from 'zod';
+import { issuesMessage } from '../issues-message.ts';
 import { RpcError } from './rpc-errors.ts';
 import { fetchTransport, httpTransport, type RpcTransport } from './rpc-transport.ts';
 import {
@@ -110,7 +111,7 @@ export class AnmRpcClient {
     }
     const out = schema.safeParse(result);
     if (!out.success) {
-      throw new RpcTransportError(this.url, `${method}: unexpected result shape: ${out.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new RpcTransportError(this.url, `${method}: unexpected result shape: ${issuesMessage(out.error.issues, 'result')}`);
     }
     return out.data;
   }

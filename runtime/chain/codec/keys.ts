@@ -6,6 +6,7 @@ import { TerminalError } from '../../errors.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
+import { issuesMessage } from '../../issues-message.ts';
 import {
   ML_DSA65_PUBLIC_KEY_LENGTH,
   ML_DSA65_SECRET_KEY_LENGTH,
@@ -74,7 +75,7 @@ export class WalletFileError extends TerminalError {
 /** Parses and cross-checks a wallet file: secret key → public key → address for the network. */
 export function walletFromFile(json: unknown): Wallet {
   const parsed = walletFileSchema.safeParse(json);
-  if (!parsed.success) throw new WalletFileError(`invalid wallet file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw new WalletFileError(`invalid wallet file: ${issuesMessage(parsed.error.issues, 'file')}`);
   const f = parsed.data;
   const publicKey = hexToBytes(f.public_key);
   const secretKey = hexToBytes(f.secret_key);
