@@ -140,13 +140,13 @@ it.skipIf(!native || !addon)('a loop with no room sends recoveries to the thread
   let calls = 0;
   const counting: Recover = (...a) => (calls++, inline(...a));
   // The turns' reading off: no turn asks for 1,000.
-  const t = open(counting, addon, 1_000);
+  const t = open(counting, addon, 1_000, 0.9);
   const [a, b] = signed(2);
   const spinUntil = performance.now() + 40;
   while (performance.now() < spinUntil);
   expect(await t.recover(a!.rs, a!.recId, a!.digest)).toEqual(reference(a!.rs, a!.recId, a!.digest));
   expect(calls).toBe(0);
-  await new Promise((r) => setTimeout(r, 60));
+  await new Promise((r) => setTimeout(r, 100));
   expect(await t.recover(b!.rs, b!.recId, b!.digest)).toEqual(reference(b!.rs, b!.recId, b!.digest));
   expect(calls).toBe(1);
 });

@@ -8,14 +8,16 @@
  * buffer and come back as one. Idle, a recovery runs at once on the main thread: a lone
  * request (routed execution's added latency) pays no hop.
  *
- * "Busy" is either of two readings. The event loop's utilization over the last window (20 ms or
- * more) at 90 % or above: the main thread had no room, whatever asked for recoveries. Or the
- * last turn: one that asked for a recovery (`busyAt`, default 1), or a batch still out. The turn
- * alone misses a saturated routed execution, whose two recoveries come in one turn among many
- * turns of other work (the statements' answers, the seller's); the utilization alone reacts a
- * window late to a burst. A lone request meets neither: an idle loop, and quiet turns before it. A thread that fails (it cannot load the addon,
- * it exits) hands its batch back to the main thread and is not used again. The thread keeps the
- * process alive only while a batch is out.
+ * "Busy" is either of two readings. The event loop's utilization since the previous reading
+ * (which moves on once it is 20 ms old) at 90 % or above: the main thread had no room, whatever
+ * asked for recoveries. Or the last turn: one that asked for a recovery (`busyAt`, default 1),
+ * or a batch still out. The turn alone misses a saturated routed execution, whose two
+ * recoveries come in one turn among many turns of other work (the statements' answers, the
+ * seller's); the utilization alone reacts a window late to a burst. A lone request meets
+ * neither: an idle loop, and quiet turns before it.
+ *
+ * A thread that fails (it cannot load the addon, it exits) hands its batch back to the main
+ * thread and is not used again. The thread keeps the process alive only while a batch is out.
  */
 import { createRequire } from 'node:module';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
@@ -87,7 +89,7 @@ export class RecoveryThread {
     return new Promise((resolve) => this.queue.push({ rs, recId, digest, resolve }));
   }
 
-  /** The loop's utilization over the window since the last reading, read again once the window is 20 ms old. */
+  /** The loop's utilization since the previous reading; the reading moves on once it is 20 ms old. */
   private loopIsBusy(): boolean {
     const now = performance.eventLoopUtilization();
     const window = performance.eventLoopUtilization(now, this.loopSince);

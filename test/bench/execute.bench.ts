@@ -26,7 +26,7 @@
  * BENCH_TRACE=1) or in one of its own (seller-serve.ts, BENCH_SELLER=process; its CPU has its
  * column). In `process` mode the saturated load comes from this process, written raw on its
  * sockets by test/bench/raw-load.ts (BENCH_LOAD=here, the default) or sent by a `node:http`
- * client (BENCH_LOAD=client, the load of the figures before 2026-11-29 22:00 UTC), or from
+ * client (BENCH_LOAD=client, the load of the figures before 2026-11-29 21:20 UTC), or from
  * test/bench/http-load.ts in another process (BENCH_LOAD=process). All in one process is the
  * cheaper deployment on two cores (no wake-up of another process per call); apart is how a
  * seller and its buyers run.

@@ -11,6 +11,7 @@ import { encodeRequests, sendExact } from './raw-load.ts';
 
 const url = new URL(process.env.LOAD_URL!);
 const COUNT = Number(process.env.LOAD_REQUESTS);
+if (!Number.isInteger(COUNT) || COUNT <= 0) throw new Error(`LOAD_REQUESTS: ${process.env.LOAD_REQUESTS} (a positive whole number)`);
 const requests = readFileSync(process.env.LOAD_FILE!, 'utf8')
   .split('\n')
   .filter(Boolean)

@@ -25,6 +25,7 @@ export function encodeRequests(url: URL, requests: readonly LoadRequest[]): Buff
 /** Sends every request of `wire` once; `sendCpuS`: this process's CPU seconds while sending (the connections' opening excluded). */
 export async function sendExact(url: URL, wire: readonly Buffer[], connections: number): Promise<LoadFigures & { sendCpuS: number }> {
   const count = wire.length;
+  if (count === 0) return { requests: 0, rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0, sendCpuS: 0 };
   const sockets = await connectAll(url, Math.min(connections, count));
   const latencies = new Float64Array(count);
   let ok = 0;
