@@ -1,7 +1,8 @@
 /**
  * Splits the bytes of one keep-alive HTTP/1.1 connection into answers and gives each one's
- * status, for the raw-socket load generators (paced-load.ts, http-load.ts): it reads no more of an answer than where it ends
- * (the head, then Content-Length bytes or the chunks up to the last), and keeps no body.
+ * status, for the raw-socket load generators (paced-load.ts, raw-load.ts): it reads no more of an
+ * answer than where it ends (the head, then Content-Length bytes or the chunks up to the last),
+ * and keeps no body.
  */
 import { connect, type Socket } from 'node:net';
 

@@ -5,23 +5,13 @@
  * keep-alive connections to LOAD_URL; prints one line `LOAD_JSON {...}`, with `sendCpuS`, its
  * CPU seconds while sending (its start, loading tsx and encoding, is no request's cost).
  */
-import { readFileSync } from 'node:fs';
-import type { LoadRequest } from './request-load.ts';
+import { readRequests } from './request-load.ts';
 import { encodeRequests, sendExact } from './raw-load.ts';
 
 const url = new URL(process.env.LOAD_URL!);
 const COUNT = Number(process.env.LOAD_REQUESTS);
 if (!Number.isInteger(COUNT) || COUNT <= 0) throw new Error(`LOAD_REQUESTS: ${process.env.LOAD_REQUESTS} (a positive whole number)`);
-const requests = readFileSync(process.env.LOAD_FILE!, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line): LoadRequest => {
-    const [method, path, body, ...h] = line.split('\t');
-    const headers: Record<string, string> = {};
-    for (let i = 0; i + 1 < h.length; i += 2) headers[h[i]!] = h[i + 1]!;
-    return { method: method as LoadRequest['method'], path: path!, ...(body ? { body } : {}), headers };
-  });
-const encoded = encodeRequests(url, requests);
+const encoded = encodeRequests(url, readRequests(process.env.LOAD_FILE!));
 const wire = Array.from({ length: COUNT }, (_, i) => encoded[i % encoded.length]!);
 const figures = await sendExact(url, wire, Number(process.env.LOAD_CONNECTIONS ?? 32));
 console.log(`LOAD_JSON ${JSON.stringify(figures)}`);

@@ -5,7 +5,7 @@
  * line, and sent in order by wrk (test/bench/wrk/requests.lua) or, where wrk is not
  * installed, by test/bench/http-load.ts in a Node process of its own.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runProcess } from '../helpers/cli.ts';
@@ -23,14 +23,29 @@ export interface LoadRequest {
 
 export const LOAD_GENERATOR = wrkInstalled() ? 'wrk (one thread, another process)' : 'test/bench/http-load.ts (another Node process)';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'bench-load-'));
+/** Made at the first file written: a process that only reads one (http-load.ts) makes none. */
+let dir: string | undefined;
 let files = 0;
 
 /** One request a line: method, path, body, header names and values, tab-separated (JSON text holds no raw tab or newline). */
 function writeRequests(requests: readonly LoadRequest[]): string {
+  dir ??= mkdtempSync(path.join(tmpdir(), 'bench-load-'));
   const file = path.join(dir, `requests-${files++}`);
   writeFileSync(file, requests.map((r) => [r.method, r.path, r.body ?? '', ...Object.entries(r.headers ?? {}).flat()].join('\t')).join('\n') + '\n');
   return file;
+}
+
+/** The requests of a file `writeRequests` wrote (http-load.ts reads them in its own process). */
+export function readRequests(file: string): LoadRequest[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line): LoadRequest => {
+      const [method, path, body, ...h] = line.split('\t');
+      const headers: Record<string, string> = {};
+      for (let i = 0; i + 1 < h.length; i += 2) headers[h[i]!] = h[i + 1]!;
+      return { method: method as LoadRequest['method'], path: path!, ...(body ? { body } : {}), headers };
+    });
 }
 
 /**
