@@ -71,6 +71,7 @@ export class RecoveryThread {
   private turnEnds = false;
   private loopSince: EventLoopUtilization = performance.eventLoopUtilization();
   private loopBusy = false;
+  private turnLoopBusy = false;
 
   constructor(
     private readonly inline: Recover,
@@ -83,9 +84,11 @@ export class RecoveryThread {
 
   /** The key, at once when the service is idle, from the thread when it is busy. */
   recover(rs: Uint8Array, recId: 0 | 1, digest: Uint8Array): Promise<Uint8Array | null> {
-    this.asked++;
+    // The loop is read once, at a turn's first recovery: every recovery of one turn takes the
+    // same way, so requests that arrived together are answered together (one batched write).
+    if (this.asked++ === 0) this.turnLoopBusy = this.loopIsBusy();
     this.endTurnSoon();
-    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0 && !this.loopIsBusy())) return Promise.resolve(this.inlineKey(rs, recId, digest));
+    if (this.failed || this.addon === null || (this.lastTurn < this.busyAt && this.out.size === 0 && !this.turnLoopBusy)) return Promise.resolve(this.inlineKey(rs, recId, digest));
     return new Promise((resolve) => this.queue.push({ rs, recId, digest, resolve }));
   }
 
