@@ -11,7 +11,7 @@
  */
 import type { Db, SqlParam } from '../../storage/db.ts';
 import type { ApplyResult, CreateCompanion } from './actor-types.ts';
-import { TurnBatcher } from './turn-batch.ts';
+import { TurnBatcher, STATEMENTS_IN_FLIGHT } from './turn-batch.ts';
 import { writeCreate, type PlannedCreate } from './create-statement.ts';
 import { batchEffectCtes, batchEffectParams } from './batch-effects.ts';
 import { memoStatements } from './write-statement.ts';
@@ -31,6 +31,7 @@ interface BatchParts {
 export function createBatcher(db: Db, max = MAX_CREATE_BATCH): TurnBatcher<PlannedCreate, ApplyResult | null> {
   return new TurnBatcher({
     max,
+    inFlight: STATEMENTS_IN_FLIGHT,
     groupOf,
     alone: (p) => writeCreate(db, p),
     together: async (plans) => {

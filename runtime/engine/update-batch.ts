@@ -20,7 +20,7 @@ import type { Db, SqlParam } from '../../storage/db.ts';
 import type { CreateCompanion } from './actor-types.ts';
 import { batchable, companionRows } from './companions.ts';
 import { runWrite, type PlannedWrite } from './event-write.ts';
-import { SEND_ALONE, TurnBatcher } from './turn-batch.ts';
+import { SEND_ALONE, TurnBatcher, STATEMENTS_IN_FLIGHT } from './turn-batch.ts';
 import { batchEffectCtes, batchEffectParams } from './batch-effects.ts';
 import { memoStatements, type WriteParts } from './write-statement.ts';
 
@@ -33,6 +33,7 @@ type Parts = Pick<WriteParts, 'asyncCommit' | 'outbox' | 'timerDeletes' | 'timer
 export function updateBatcher(db: Db, max = MAX_UPDATE_BATCH): TurnBatcher<PlannedWrite, boolean> {
   return new TurnBatcher({
     max,
+    inFlight: STATEMENTS_IN_FLIGHT,
     // A companion without a batch form, or with a guard (a condition on one event's rows) the batch cannot decide per event, is written alone.
     groupOf: (w) => (w.companions.every(batchable) ? batchKey(partsOf(w)) : null),
     distinct: (w) => w.target.id,

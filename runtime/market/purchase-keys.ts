@@ -8,7 +8,7 @@
 import type { Db, SqlParam } from '../../storage/db.ts';
 import type { ApplyResult, CreateCompanion } from '../engine/actor-types.ts';
 import type { CachedActor } from '../engine/snapshot-cache.ts';
-import { TurnBatcher } from '../engine/turn-batch.ts';
+import { TurnBatcher, STATEMENTS_IN_FLIGHT } from '../engine/turn-batch.ts';
 import type { ClaimRow } from '../merchant/gate-sql.ts';
 import { IdempotencyRecords } from '../merchant/idempotency-records.ts';
 import type { AuthorizationState, StatesBatchForm, StatesRead } from './lanes/usdc-ledger.ts';
@@ -116,6 +116,7 @@ const byKey = (a: NewKey, b: NewKey): number => (a.intentId < b.intentId ? -1 : 
 function newKeyBatcher(db: Db, max: number): TurnBatcher<NewKey, Row | undefined> {
   return new TurnBatcher({
     max,
+    inFlight: STATEMENTS_IN_FLIGHT,
     // A ledger read without a batch form is sent with its claim alone; claims without a read go together.
     groupOf: (c) => (c.ledger ? (c.ledger.batch?.form.name ?? null) : ''),
     // One key twice in one insert is an error (a row affected twice), and the second is the rare path anyway.
