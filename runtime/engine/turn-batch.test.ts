@@ -85,12 +85,61 @@ describe('TurnBatcher', () => {
     expect(await Promise.all([...first, ...later])).toEqual(['together 1', 'alone 2', 'together 3', 'together 4']);
   });
 
-  it('writes alone an actor that is already waiting in the group', async () => {
+  it('gives the place back when a write sent alone fails', async () => {
+    const { b, sent } = batcher({ inFlight: 1 });
+    const first = b.write(1);
+    await turn();
+    const later = b.write(2);
+    await turn();
+    expect(sent.map((s) => s.items)).toEqual([[1]]);
+    sent[0]!.fail();
+    await expect(first).rejects.toThrow('down');
+    await turn();
+    expect(sent.map((s) => s.items)).toEqual([[1], [2]]);
+    sent[1]!.answer();
+    expect(await later).toBe('alone 2');
+  });
+
+  it('with two in flight, sends two statements and holds the third', async () => {
+    const { b, sent } = batcher({ inFlight: 2 });
+    const writes = [b.write(1), b.write(2)];
+    await turn();
+    writes.push(b.write(3), b.write(4));
+    await turn();
+    writes.push(b.write(5), b.write(6));
+    await turn();
+    expect(sent.map((s) => s.items)).toEqual([[1, 2], [3, 4]]);
+    sent[0]!.answer();
+    await turn();
+    await turn();
+    expect(sent.map((s) => s.items)).toEqual([[1, 2], [3, 4], [5, 6]]);
+    sent.slice(1).forEach((s) => s.answer());
+    expect(await Promise.all(writes)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `together ${n}`));
+  });
+
+  it('writes alone an actor already held in the group, and batches it again once the held ones are sent', async () => {
     const { b, sent } = batcher({ inFlight: 1 });
     void b.write(1);
     await turn();
     void b.write(2);
+    await turn();
+    // 2 is held across a flush; a second write of 2 goes alone at once.
     void b.write(2);
     expect(sent.map((s) => s.items)).toEqual([[1], [2]]);
+    sent[0]!.answer();
+    await turn();
+    await turn();
+    expect(sent.map((s) => s.items)).toEqual([[1], [2], [2]]);
+    // The held 2 has been sent: a new write of 2 joins the group again.
+    void b.write(2);
+    void b.write(3);
+    sent[2]!.answer();
+    await turn();
+    await turn();
+    expect(sent.map((s) => s.items)).toEqual([[1], [2], [2], [2, 3]]);
+  });
+
+  it('refuses a bound below one', () => {
+    expect(() => batcher({ inFlight: 0 })).toThrow(RangeError);
   });
 });

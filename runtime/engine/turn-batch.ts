@@ -56,7 +56,9 @@ export class TurnBatcher<T, R> {
   private readonly running = new Map<string, number>();
   private scheduled = false;
 
-  constructor(private readonly w: TurnWrites<T, R>) {}
+  constructor(private readonly w: TurnWrites<T, R>) {
+    if (w.inFlight !== undefined && !(w.inFlight >= 1)) throw new RangeError('inFlight must be at least 1');
+  }
 
   /** Writes `item`, with others of its shape if some come in the same turn. */
   write(item: T): Promise<R> {
@@ -108,11 +110,11 @@ export class TurnBatcher<T, R> {
   private async writeTogether(key: string, letters: Array<Letter<T, R>>): Promise<void> {
     if (letters.length === 1) {
       const letter = letters[0]!;
-      return settle(letter, this.w.alone(letter.item).finally(() => this.done(key)));
+      return settle(letter, attempt(() => this.w.alone(letter.item)).finally(() => this.done(key)));
     }
     let results: Array<R | typeof SEND_ALONE>;
     try {
-      results = await this.w.together(letters.map((l) => l.item));
+      results = await attempt(() => this.w.together(letters.map((l) => l.item)));
     } catch {
       this.done(key);
       // Nothing of the batch was written: each alone, as if it had come alone.
@@ -128,5 +130,14 @@ export class TurnBatcher<T, R> {
     }
     // Left out of the statement, nothing of it written: alone, its own statement answers.
     await Promise.all(again.map((l) => settle(l, this.w.alone(l.item))));
+  }
+}
+
+/** `fn`'s promise, or a rejected one if it throws before returning one: a statement's place is always given back. */
+function attempt<V>(fn: () => Promise<V>): Promise<V> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
 }
