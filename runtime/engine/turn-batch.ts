@@ -118,8 +118,7 @@ export class TurnBatcher<T, R> {
     } catch {
       this.done(key);
       // Nothing of the batch was written: each alone, as if it had come alone.
-      await Promise.all(letters.map((l) => settle(l, this.w.alone(l.item))));
-      return;
+      return this.eachAlone(letters);
     }
     this.done(key);
     const again: Array<Letter<T, R>> = [];
@@ -129,7 +128,11 @@ export class TurnBatcher<T, R> {
       else l.resolve(r);
     }
     // Left out of the statement, nothing of it written: alone, its own statement answers.
-    await Promise.all(again.map((l) => settle(l, this.w.alone(l.item))));
+    return this.eachAlone(again);
+  }
+
+  private async eachAlone(letters: Array<Letter<T, R>>): Promise<void> {
+    await Promise.all(letters.map((l) => settle(l, attempt(() => this.w.alone(l.item)))));
   }
 }
 
