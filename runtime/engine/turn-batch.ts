@@ -118,7 +118,8 @@ export class TurnBatcher<T, R> {
     } catch {
       this.done(key);
       // Nothing of the batch was written: each alone, as if it had come alone.
-      return this.eachAlone(letters);
+      await Promise.all(letters.map((l) => settle(l, this.w.alone(l.item))));
+      return;
     }
     this.done(key);
     const again: Array<Letter<T, R>> = [];
@@ -128,11 +129,7 @@ export class TurnBatcher<T, R> {
       else l.resolve(r);
     }
     // Left out of the statement, nothing of it written: alone, its own statement answers.
-    return this.eachAlone(again);
-  }
-
-  private async eachAlone(letters: Array<Letter<T, R>>): Promise<void> {
-    await Promise.all(letters.map((l) => settle(l, attempt(() => this.w.alone(l.item)))));
+    await Promise.all(again.map((l) => settle(l, this.w.alone(l.item))));
   }
 }
 
