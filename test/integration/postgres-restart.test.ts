@@ -10,6 +10,7 @@ import { NatsBus } from '../../runtime/bus/nats-bus.ts';
 import { openDb } from '../../storage/open.ts';
 import type { Db } from '../../storage/db.ts';
 import { NATS_URL, realAvailable, uniqueName, waitFor } from '../helpers/backends.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { orderDefinition } from '../fixtures/order-machine.ts';
 
 /**
@@ -23,7 +24,9 @@ const canRun = realAvailable && PG_BIN !== undefined && process.getuid?.() === 0
 
 describe.skipIf(!canRun)('PostgreSQL restarted under a running engine (private cluster + real NATS)', () => {
   let dir: string;
-  const port = 40_000 + Math.floor(Math.random() * 20_000);
+  // A port the kernel just handed out and freed: a random one in 40,000-60,000 falls in the
+  // ephemeral range, where another suite's connection may hold it and the cluster cannot bind.
+  let port: number;
   let db: Db;
   const pgctl = (...a: string[]) => asPostgres([`${PG_BIN!}/pg_ctl`, '-D', path.join(dir, 'data'), ...a]);
   const start = () => pgctl('-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', path.join(dir, 'log'), '-w', 'start');
@@ -32,7 +35,16 @@ describe.skipIf(!canRun)('PostgreSQL restarted under a running engine (private c
     dir = await mkdtemp(path.join(tmpdir(), 'anmpay-pg-'));
     await chown(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), 0);
     asPostgres([`${PG_BIN!}/initdb`, '-D', path.join(dir, 'data'), '-A', 'trust', '-U', 'root']);
-    start();
+    // Taken by another socket between the look-up and the bind: another free port.
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      try {
+        start();
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+      }
+    }
     db = await openDb({ databaseUrl: `postgres://root@127.0.0.1:${port}/postgres` });
   }, 60_000);
 
