@@ -24,8 +24,8 @@ const canRun = realAvailable && PG_BIN !== undefined && process.getuid?.() === 0
 
 describe.skipIf(!canRun)('PostgreSQL restarted under a running engine (private cluster + real NATS)', () => {
   let dir: string;
-  // A port the kernel just handed out and freed: a random one in 40,000-60,000 falls in the
-  // ephemeral range, where another suite's connection may hold it and the cluster cannot bind.
+  // A port the kernel just handed out and freed: one picked at random may be held by another
+  // suite's connection, and the cluster would not bind.
   let port: number;
   let db: Db;
   const pgctl = (...a: string[]) => asPostgres([`${PG_BIN!}/pg_ctl`, '-D', path.join(dir, 'data'), ...a]);
