@@ -59,7 +59,7 @@ const DEMO_FEE = {
 export async function startMarketplace(o: MarketplaceOptions): Promise<MarketEdge> {
   const market = openMarket(o.db, o.host, {
     feeAddresses: { USDC: o.feeAddresses?.USDC ?? DEMO_FEE.USDC, ANM: o.feeAddresses?.ANM ?? DEMO_FEE.ANM },
-    anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl) } : undefined,
+    anm: o.anmRpcUrl ? { rpc: new AnmRpcClient(o.anmRpcUrl, { batchReads: true }) } : undefined,
     ...(o.usdcLedger ? { usdcLedger: o.usdcLedger } : {}),
     usdcToken: o.usdcToken,
     forward: { allowPrivate: o.allowPrivateTargets ?? false, allowOrigin: o.allowSellerOrigin, refreshAllowOrigin: o.refreshSellerOrigin },

@@ -8,6 +8,8 @@ import { RuntimeError } from '../errors.ts';
 import { z } from 'zod';
 import { issuesMessage } from '../issues-message.ts';
 import { RpcError } from './rpc-errors.ts';
+import type { TurnBatcher } from '../engine/turn-batch.ts';
+import { BATCHED_READS, repliesById, rpcReadBatcher, type RpcCall, type RpcReply } from './rpc-batch.ts';
 import { fetchTransport, httpTransport, type RpcTransport } from './rpc-transport.ts';
 import {
   automineResultWire,
@@ -50,6 +52,11 @@ export interface RpcClientOptions {
   fetch?: typeof fetch;
   /** Per-request timeout; 0 = none. */
   timeoutMs?: number;
+  /**
+   * Reads asked in the same event-loop turn go to the node as one JSON-RPC batch
+   * (rpc-batch.ts). For a client many requests share, as the marketplace's leg checks.
+   */
+  batchReads?: boolean;
 }
 
 export type BlockTag = number | 'latest' | 'earliest';
@@ -69,6 +76,7 @@ export class AnmRpcClient {
   private nextId = 1;
   private readonly transport: RpcTransport;
   private readonly timeoutMs: number;
+  private readonly reads: TurnBatcher<RpcCall, RpcReply> | undefined;
 
   /** `url` is the node's JSON-RPC endpoint, e.g. http://127.0.0.1:3002/test. */
   constructor(
@@ -77,10 +85,16 @@ export class AnmRpcClient {
   ) {
     this.transport = opts.fetch ? fetchTransport(opts.fetch) : httpTransport;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.reads = opts.batchReads ? rpcReadBatcher({ alone: (c) => this.postAlone(c), batch: (calls) => this.postBatch(calls) }) : undefined;
   }
 
   /** One raw call; the result is parsed with `schema`. */
   async call<S extends z.ZodType>(method: string, params: unknown[], schema: S): Promise<z.output<S>> {
+    if (this.reads && BATCHED_READS.has(method)) {
+      const r = await this.reads.write({ method, params });
+      if ('failed' in r) throw r.failed;
+      return this.decodeBody(method, r.status, r.body, schema);
+    }
     return this.decode(method, await this.post(method, params), schema);
   }
 
@@ -93,16 +107,45 @@ export class AnmRpcClient {
     }
   }
 
-  private decode<S extends z.ZodType>(method: string, res: { status: number; text: string }, schema: S): z.output<S> {
-    const text = res.text;
+  private async postAlone(c: RpcCall): Promise<RpcReply> {
+    const res = await this.post(c.method, c.params);
+    return { status: res.status, body: this.parse(c.method, res) };
+  }
+
+  /** Reads as one JSON-RPC batch (rpc-batch.ts): each call's reply, null when the node refuses batches. */
+  private async postBatch(calls: RpcCall[]): Promise<RpcReply[] | null> {
+    const ids = calls.map(() => this.nextId++);
+    const of = (i: number) => `${calls[i]!.method} (one of ${calls.length} reads in a batch)`;
+    let res: { status: number; text: string };
+    try {
+      res = await this.transport.post(this.url, JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params }))), this.timeoutMs);
+    } catch (e) {
+      return calls.map((_, i) => ({ failed: new RpcTransportError(this.url, `${of(i)}: cannot reach the node at ${this.url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e }) }));
+    }
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(res.text);
     } catch {
-      throw new RpcTransportError(this.url, `${method}: HTTP ${res.status} from ${this.url} is not JSON-RPC: ${text.slice(0, 200)}`);
+      body = undefined;
     }
+    return repliesById(ids, res.status, body, (i, why) => new RpcTransportError(this.url, `${of(i)}: ${why} from ${this.url}`));
+  }
+
+  private parse(method: string, res: { status: number; text: string }): unknown {
+    try {
+      return JSON.parse(res.text);
+    } catch {
+      throw new RpcTransportError(this.url, `${method}: HTTP ${res.status} from ${this.url} is not JSON-RPC: ${res.text.slice(0, 200)}`);
+    }
+  }
+
+  private decode<S extends z.ZodType>(method: string, res: { status: number; text: string }, schema: S): z.output<S> {
+    return this.decodeBody(method, res.status, this.parse(method, res), schema);
+  }
+
+  private decodeBody<S extends z.ZodType>(method: string, status: number, body: unknown, schema: S): z.output<S> {
     const parsed = responseSchema.safeParse(body);
-    if (!parsed.success) throw new RpcTransportError(this.url, `${method}: HTTP ${res.status} from ${this.url} is not a JSON-RPC 2.0 response`);
+    if (!parsed.success) throw new RpcTransportError(this.url, `${method}: HTTP ${status} from ${this.url} is not a JSON-RPC 2.0 response`);
     const { error, result } = parsed.data;
     if (error) {
       const data = error.data as { reason?: unknown } | undefined;

@@ -99,23 +99,26 @@ export function submitAnmFee(lane: AnmLane, fee: VerifiedLeg | undefined): Promi
  * statement only for a leg it has heard nothing positional about (chain-legs.ts).
  */
 export async function catchUpAnmLegs(lane: AnmLane, ctx: PurchaseContext, at: number): Promise<PurchaseChainEvent[]> {
-  const out: PurchaseChainEvent[] = [];
-  for (const leg of ['seller', 'fee'] as const) {
-    const hash = ctx.legs?.[leg].tx_hash;
-    const e = hash ? await includedNow(lane, hash, at) : null;
-    if (e) out.push({ ...e, id: `lookup:${hash}:${e.block_hash}` });
-  }
-  return out;
+  // Both legs asked at once. Each leg's statement stands alone (chain-legs.ts keeps a head
+  // per leg), so the order they are told in does not matter; leg order keeps it the same every time.
+  const found = await Promise.all(
+    (['seller', 'fee'] as const).map(async (leg): Promise<PurchaseChainEvent | null> => {
+      const hash = ctx.legs?.[leg].tx_hash;
+      const e = hash ? await includedNow(lane, hash, at) : null;
+      return e && { ...e, id: `lookup:${hash}:${e.block_hash}` };
+    }),
+  );
+  return found.filter((e): e is PurchaseChainEvent => e !== null);
 }
 
 /** The transfer's inclusion as the node states it now (no position), or null while it is in no block. */
 export async function includedNow(lane: AnmLane, hash: string, at: number): Promise<Extract<PurchaseChainEvent, { type: 'chain.tx.included' }> | null> {
   const found = await lane.rpc.getTransactionByHash(hash);
   if (found?.block_height == null || found.block_hash === null) return null;
-  const receipt = await lane.rpc.getTransactionReceipt(hash);
+  const [receipt, tip] = await Promise.all([lane.rpc.getTransactionReceipt(hash), lane.rpc.blockNumber()]);
   if (!receipt) return null;
   const paid = found.outputs.reduce((sum, o) => sum + o.amount, 0n);
-  const head = Math.max(await lane.rpc.blockNumber(), found.block_height);
+  const head = Math.max(tip, found.block_height);
   return {
     type: 'chain.tx.included', id: `lookup:${hash}:${found.block_hash}:${head}`, at, tx_hash: hash, from: found.from, merchant_leg: paid.toString(), fee_leg: '0',
     block_height: found.block_height, block_hash: found.block_hash, receipt: receipt.status, head,

@@ -67,7 +67,7 @@ export async function openExecuteService(o: {
   // market-serve's workers need a node URL whatever the lanes: an idle devnet costs nothing.
   const devnetChild = inProcess ? null : await spawnDevnet();
   const devnetUrl = devnet?.url ?? devnetChild?.url;
-  const rpc = devnetUrl ? new AnmRpcClient(`${devnetUrl}/live`) : null;
+  const rpc = devnetUrl ? new AnmRpcClient(`${devnetUrl}/live`, { batchReads: process.env.BENCH_RPC_BATCH !== '0' }) : null;
 
   // In `process` mode these are the marketplace's own, so its statements are counted here.
   const counter = new StatementCounter();

@@ -38,7 +38,8 @@
  * back to back, 500), BENCH_IDLE (one at a time on an idle service, 300), BENCH_PARTS (the parts
  * to run, comma-separated among `statements,saturated,serial,idle`, default all: to iterate on one),
  * BENCH_BUYERS (USDC buyers the executions are spread over, default 1: every settlement then
- * locks the same payer's balance row). In `process` mode only: BENCH_TRACE=1 (the one-at-a-time
+ * locks the same payer's balance row), BENCH_RPC_BATCH=0 (the marketplace's reads of the ANM node
+ * one request each instead of one batch per turn, ADR 0107). In `process` mode only: BENCH_TRACE=1 (the one-at-a-time
  * parts' critical path, segment by segment: execute-trace.ts), BENCH_PROFILE=<file> (a V8 CPU
  * profile of the saturated routed run, one file per lane: `<file>.<lane>.cpuprofile`). Each row gives the CPU
  * per operation of each process group (execute-measure.ts) and the marketplace's statements.

@@ -97,7 +97,7 @@ async function worker(): Promise<void> {
   relay?.start();
   const market = openMarket(db, host, {
     feeAddresses: { USDC: env('SERVE_FEE_USDC'), ANM: env('SERVE_FEE_ANM') },
-    anm: { rpc: new AnmRpcClient(env('SERVE_ANM_RPC')) },
+    anm: { rpc: new AnmRpcClient(env('SERVE_ANM_RPC'), { batchReads: process.env.BENCH_RPC_BATCH !== '0' }) },
     ...(ROUTED && { forward: { allowPrivate: true } }),
   });
   if (ROUTED) counter.watchAnswers(market);

@@ -16,7 +16,8 @@
  * to run of `bare`, `search`, `search-new`, `paced-search`, `paced-search-new`, `paced-quote`,
  * `paced-purchase`, `quote`, `quote-anm`, `purchase`, `purchase-anm`, or `paced` for the four
  * paced rows; default all; the raw verify rate needs `purchase` or `paced-purchase`),
- * BENCH_TRACE=1 (each purchase row also prints, from the service, where its median and its
+ * BENCH_RPC_BATCH=0 (the service's reads of the ANM node one request each, not one batch per
+ * turn: ADR 0107), BENCH_TRACE=1 (each purchase row also prints, from the service, where its median and its
  * slowest purchases spent their time: test/bench/purchase-trace.ts).
  * The service runs as in production with MARKET_WORKERS (ADR 0051): BENCH_MARKET_WORKERS
  * processes sharing one port (test/bench/market-serve.ts, with the young generation `npm
@@ -86,7 +87,7 @@ const backend = await openReal({ poolSize: 16 });
 const host = new ActorHost({ db: backend.db, bus: backend.bus, registry: machineRegistry() });
 // The ANM lane's node: a devnet in another process (mines only on request; nothing is submitted here).
 const devnet = await spawnDevnet();
-const anmRpc = new AnmRpcClient(`${devnet.url}/live`);
+const anmRpc = new AnmRpcClient(`${devnet.url}/live`, { batchReads: process.env.BENCH_RPC_BATCH !== '0' });
 const market = openMarket(backend.db, host, { feeAddresses: FEE, anm: { rpc: anmRpc } });
 const seller = privateKeyToAccount(generatePrivateKey());
 process.stdout.write(`backend ${backend.name} (${databaseTransport(process.env.DATABASE_URL)}); registering ${LISTINGS} listings…\n`);

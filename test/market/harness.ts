@@ -6,6 +6,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import type { MarketDeps } from '../../gateway/market/deps.ts';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
@@ -48,7 +49,8 @@ export function useMarket(opts: { perIpPerMinute?: number; anm?: { confirmations
     h.backend = realAvailable ? await openReal() : await openEmbedded();
     h.host = new ActorHost({ db: h.backend.db, bus: h.backend.bus, registry: machineRegistry() });
     if (opts.anm) h.chain = await startAnmChain(h.backend, h.host);
-    const anm = opts.anm && { rpc: h.chain.rpc, confirmations: opts.anm.confirmations, inclusionWaitMs: 5_000 };
+    // The marketplace's own client batches its reads, as the gateway's does (rpc-batch.ts).
+    const anm = opts.anm && { rpc: new AnmRpcClient(h.chain.rpc.url, { batchReads: true }), confirmations: opts.anm.confirmations, inclusionWaitMs: 5_000 };
     h.market = openMarket(h.backend.db, h.host, { feeAddresses: FEE_ADDRESSES, clock: () => h.now(), anm, ...(opts.usdcLedger ? { usdcLedger: opts.usdcLedger() } : {}), ...(opts.forward ? { forward: opts.forward } : {}) });
     h.deps = { ...h.market, perIpPerMinute: opts.perIpPerMinute ?? 1e6, ...(opts.faucet ? { usdcFaucet: h.market.ledger } : {}) };
     h.app = await buildMarketApp(h.deps);
