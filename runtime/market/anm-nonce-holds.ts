@@ -27,17 +27,21 @@ export interface NonceToHold {
 const PURCHASE = 'purchase';
 
 /**
- * Holds the legs' nonces; parameters from `$first`: payers, nonces, legs, hashes, intent, the
- * terminal states, the purchase kind. A held nonce passes to this purchase only when the one
- * holding it has ended, or is this one (a retry). `when` limits the rows written.
+ * The holds' upsert over `source`, rows of (payer, nonce, intent, leg, tx_hash): a held nonce
+ * passes to this purchase only when the one holding it has ended, or is this one (a retry).
+ * `kind` and `terminal` are SQL expressions for the purchase kind and its terminal states.
  */
-const holdSql = (first: number, when = '') => {
-  const p = (i: number) => `$${first + i}`;
-  return `INSERT INTO market_anm_nonce_holds AS h (payer, nonce, intent_id, leg, tx_hash)
-    SELECT x.payer, x.nonce, ${p(4)}, x.leg, x.tx_hash FROM unnest(${p(0)}::text[], ${p(1)}::numeric[], ${p(2)}::text[], ${p(3)}::text[]) AS x(payer, nonce, leg, tx_hash) ${when}
+const upsertHolds = (source: string, kind: string, terminal: string) => `INSERT INTO market_anm_nonce_holds AS h (payer, nonce, intent_id, leg, tx_hash)
+    ${source}
     ON CONFLICT (payer, nonce) DO UPDATE SET intent_id = excluded.intent_id, leg = excluded.leg, tx_hash = excluded.tx_hash
      WHERE h.intent_id = excluded.intent_id
-        OR NOT EXISTS (SELECT 1 FROM actors a WHERE a.id = h.intent_id AND a.kind = ${p(6)} AND NOT (a.state = ANY(${p(5)}::text[])))
+        OR NOT EXISTS (SELECT 1 FROM actors a WHERE a.id = h.intent_id AND a.kind = ${kind} AND NOT (a.state = ANY(${terminal}::text[])))`;
+
+/** Parameters from `$first`: payers, nonces, legs, hashes, intent, the terminal states, the purchase kind. `when` limits the rows written. */
+const holdSql = (first: number, when = '') => {
+  const p = (i: number) => `$${first + i}`;
+  const source = `SELECT x.payer, x.nonce, ${p(4)}, x.leg, x.tx_hash FROM unnest(${p(0)}::text[], ${p(1)}::numeric[], ${p(2)}::text[], ${p(3)}::text[]) AS x(payer, nonce, leg, tx_hash) ${when}`;
+  return `${upsertHolds(source, p(6), p(5))}
     RETURNING h.nonce::text AS nonce`;
 };
 
@@ -51,10 +55,20 @@ const holdParams = (intentId: string, legs: readonly NonceToHold[]) => [
   PURCHASE,
 ];
 
+// The batch form's constants are written into its SQL (its parameters are the rows alone).
+const sqlText = (v: string) => {
+  if (!/^[a-z_]+$/i.test(v)) throw new Error(`not a plain word: ${v}`);
+  return `'${v}'`;
+};
+const TERMINAL_SQL = `ARRAY[${TERMINAL.map(sqlText).join(', ')}]`;
+const batchRows = (n: number) => `jsonb_to_recordset($${n}::jsonb) AS b(actor_id text, payer text, nonce text, leg text, tx_hash text)`;
+
 /**
  * The holds written in the statement that records the legs (`purchase.verify`,
  * `purchase.execute`): all of them or, when an open purchase holds one, nothing of the
- * statement (`CompanionRefusedError`); `holdAlone` then says which.
+ * statement (`CompanionRefusedError`); `holdAlone` then says which. Written with other
+ * purchases' records in one statement (ADR 0090, 0108), a hold refused fails that statement
+ * whole, and each purchase is then recorded alone, where its own statement refuses it as above.
  */
 export function holdCompanion(intentId: string, legs: readonly NonceToHold[]): CreateCompanion {
   return {
@@ -63,6 +77,19 @@ export function holdCompanion(intentId: string, legs: readonly NonceToHold[]): C
     cte: (n) => `nh AS (${holdSql(n, 'WHERE EXISTS (SELECT 1 FROM pe)')})`,
     guard: (n) => `(SELECT count(*) FROM nh) = cardinality($${n}::text[])`,
     params: () => holdParams(intentId, legs),
+    batch: {
+      cte: (n, applied) =>
+        `nh AS (${upsertHolds(`SELECT b.payer, b.nonce::numeric, b.actor_id, b.leg, b.tx_hash FROM ${batchRows(n)}${applied ? ` WHERE b.actor_id IN (SELECT actor_id FROM ${applied})` : ''}`, sqlText(PURCHASE), TERMINAL_SQL)}
+    RETURNING 1)`,
+      rows: () => [legs.map((l) => ({ actor_id: intentId, payer: l.payer, nonce: l.nonce.toString(), leg: l.leg, tx_hash: l.hash }))],
+      guard: {
+        // Every applied purchase's holds written, or the statement fails whole: what the upsert
+        // refused (a nonce another open purchase holds) is known only once it ran.
+        cte: (n) => `nhx AS (SELECT b.actor_id FROM ${batchRows(n)})`,
+        holds: () => 'true',
+        sure: () => `(SELECT count(*) FROM nh) = (SELECT count(*) FROM nhx WHERE nhx.actor_id IN (SELECT actor_id FROM pe))`,
+      },
+    },
   };
 }
 
