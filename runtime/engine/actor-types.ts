@@ -82,13 +82,14 @@ export interface CreateCompanion {
 /**
  * A companion's guard decided for each event of an optimistic batch (update-batch.ts, ADR 0094),
  * so that a failing guard keeps out its own event only. Without one, an event whose companion
- * has a guard is written alone.
+ * has a guard is written alone. A guard that only its writes can decide (ADR 0108: a nonce hold
+ * the upsert refused) gives `sure` alone, and fails its statement whole.
  */
 export interface BatchGuard {
   /** One or more CTEs read before any actor is written, on the batch's parameters from `$first` (as `batch.cte`'s). */
-  cte(first: number): string;
+  cte?(first: number): string;
   /** The condition that the event of the actor `alias.id` passes its guard; one that does not is not written, and is then written alone, where its own statement decides. */
-  holds(alias: string): string;
+  holds?(alias: string): string;
   /**
    * A condition the written rows must meet (what the checks before the writes could not decide,
    * such as a balance that moved while its row lock was awaited): when it does not hold, the

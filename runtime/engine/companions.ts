@@ -35,8 +35,8 @@ function joinBatches(a: Batch, b: Batch): Batch {
     rows: (r) => [...a.rows(r), ...b.rows(r)],
     ...((ga ?? gb) && {
       guard: {
-        cte: (n: number) => joined([ga?.cte(n), gb?.cte(n + first)], ',\n'),
-        holds: (x: string) => joined([ga?.holds(x), gb?.holds(x)], ' AND '),
+        ...((ga?.cte ?? gb?.cte) && { cte: (n: number) => joined([ga?.cte?.(n), gb?.cte?.(n + first)], ',\n') }),
+        ...((ga?.holds ?? gb?.holds) && { holds: (x: string) => joined([ga?.holds?.(x), gb?.holds?.(x)], ' AND ') }),
         ...((ga?.sure ?? gb?.sure) && { sure: (n: number) => joined([ga?.sure?.(n), gb?.sure?.(n + first)], ' AND ') }),
       },
     }),

@@ -77,11 +77,12 @@ const batchStatement = memoStatements<Parts>(batchKey, (p) => {
     n += c.batch!.arity ?? 1;
   }
   const guards = p.companions.flatMap((c, i) => (c.batch!.guard ? [{ ...c.batch!.guard, first: firsts[i]! }] : []));
-  const holds = guards.map((g) => `\n               AND ${g.holds('x')}`).join('');
+  const checks = guards.flatMap((g) => (g.holds ? [g.holds('x')] : []));
+  const holds = checks.map((c) => `\n               AND ${c}`).join('');
   const ctes = [
     `ev AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ev(id text, event_id text, version integer, event jsonb, state_before text, state_after text, at double precision, snapshot jsonb))`,
     // The companions' guards, decided for each event before anything is written (ADR 0094).
-    ...guards.map((g) => g.cte(g.first)),
+    ...guards.flatMap((g) => (g.cte ? [g.cte(g.first)] : [])),
     // Each actor's own checks, as the statement of one write makes them.
     `up AS (UPDATE actors a SET snapshot = x.snapshot, state = x.state_after, version = x.version, updated_at = now()
               FROM ev x
@@ -103,12 +104,10 @@ const batchStatement = memoStatements<Parts>(batchKey, (p) => {
   // An update without its dedupe row would be a snapshot with no journal entry: the checks in
   // `up` make it impossible; should it ever happen, the division fails the statement.
   let tail = `SELECT (SELECT array_agg(id) FROM up) AS written, 1 / ((SELECT count(*) FROM pe) = (SELECT count(*) FROM up))::int AS guard`;
-  if (guards.length > 0) {
-    tail += `,\n  (SELECT array_agg(x.id) FROM ev x WHERE NOT (${guards.map((g) => g.holds('x')).join(' AND ')})) AS refused`;
-    // What only the writes could tell (a balance that moved while its lock was awaited) fails the statement whole.
-    const sure = guards.flatMap((g) => (g.sure ? [g.sure(g.first)] : []));
-    if (sure.length > 0) tail += `,\n  1 / (${sure.join(' AND ')})::int AS sure`;
-  }
+  if (checks.length > 0) tail += `,\n  (SELECT array_agg(x.id) FROM ev x WHERE NOT (${checks.join(' AND ')})) AS refused`;
+  // What only the writes could tell (a balance that moved while its lock was awaited) fails the statement whole.
+  const sure = guards.flatMap((g) => (g.sure ? [g.sure(g.first)] : []));
+  if (sure.length > 0) tail += `,\n  1 / (${sure.join(' AND ')})::int AS sure`;
   // Read at commit, after the statement: the setting holds for this transaction alone.
   if (p.asyncCommit) tail += `, (SELECT set_config('synchronous_commit', 'off', true)) AS async`;
   return `WITH ${ctes.join(',\n')}\n${tail}`;

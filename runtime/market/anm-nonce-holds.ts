@@ -85,9 +85,7 @@ export function holdCompanion(intentId: string, legs: readonly NonceToHold[]): C
       guard: {
         // Every applied purchase's holds written, or the statement fails whole: what the upsert
         // refused (a nonce another open purchase holds) is known only once it ran.
-        cte: (n) => `nhx AS (SELECT b.actor_id FROM ${batchRows(n)})`,
-        holds: () => 'true',
-        sure: () => `(SELECT count(*) FROM nh) = (SELECT count(*) FROM nhx WHERE nhx.actor_id IN (SELECT actor_id FROM pe))`,
+        sure: (n) => `(SELECT count(*) FROM nh) = (SELECT count(*) FROM ${batchRows(n)} WHERE b.actor_id IN (SELECT actor_id FROM pe))`,
       },
     },
   };

@@ -16,7 +16,7 @@ import type http from 'node:http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { startDevnetServer } from '../../runtime/chain/devnet/server.ts';
-import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
+import type { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { generateWallet } from '../../runtime/chain/codec/keys.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
@@ -25,7 +25,7 @@ import { openMarket, type MarketServices } from '../../runtime/market/index.ts';
 import { resourceIdOf } from '../../runtime/market/listing-signature.ts';
 import type { Backend } from '../helpers/backends.ts';
 import { traceExecutions, type ExecuteTrace } from './execute-trace.ts';
-import { spawnDevnet, spawnMarketServe } from './serve-children.ts';
+import { marketAnmRpc, spawnDevnet, spawnMarketServe } from './serve-children.ts';
 import { StatementCounter, type StatementCounts } from './statement-count.ts';
 
 export type ExecuteMode = 'workers' | 'process';
@@ -67,7 +67,7 @@ export async function openExecuteService(o: {
   // market-serve's workers need a node URL whatever the lanes: an idle devnet costs nothing.
   const devnetChild = inProcess ? null : await spawnDevnet();
   const devnetUrl = devnet?.url ?? devnetChild?.url;
-  const rpc = devnetUrl ? new AnmRpcClient(`${devnetUrl}/live`, { batchReads: process.env.BENCH_RPC_BATCH !== '0' }) : null;
+  const rpc = devnetUrl ? marketAnmRpc(`${devnetUrl}/live`) : null;
 
   // In `process` mode these are the marketplace's own, so its statements are counted here.
   const counter = new StatementCounter();

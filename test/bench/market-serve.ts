@@ -27,12 +27,12 @@ import Fastify from 'fastify';
 import { marketWorkerIndex, reportWorkerReady, startMarketWorkers } from '../../bin/market-workers.ts';
 import { buildMarketApp } from '../../gateway/market/app.ts';
 import { NatsBus } from '../../runtime/bus/nats-bus.ts';
-import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { ActorHost } from '../../runtime/engine/actor-host.ts';
 import { machineRegistry } from '../../runtime/machines.ts';
 import { openMarket } from '../../runtime/market/index.ts';
 import { OutboxRelay } from '../../runtime/engine/outbox-relay.ts';
 import { openDb } from '../../storage/open.ts';
+import { marketAnmRpc } from './serve-children.ts';
 import { addCounts, NO_STATEMENTS, StatementCounter, type StatementCounts } from './statement-count.ts';
 
 /** GC time summed; its longest pause and its full (mark-compact) collections, for what a p99 pays. */
@@ -97,7 +97,7 @@ async function worker(): Promise<void> {
   relay?.start();
   const market = openMarket(db, host, {
     feeAddresses: { USDC: env('SERVE_FEE_USDC'), ANM: env('SERVE_FEE_ANM') },
-    anm: { rpc: new AnmRpcClient(env('SERVE_ANM_RPC'), { batchReads: process.env.BENCH_RPC_BATCH !== '0' }) },
+    anm: { rpc: marketAnmRpc(env('SERVE_ANM_RPC')) },
     ...(ROUTED && { forward: { allowPrivate: true } }),
   });
   if (ROUTED) counter.watchAnswers(market);

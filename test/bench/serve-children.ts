@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { AnmRpcClient } from '../../runtime/chain/rpc-client.ts';
 import { procCpu } from './proc-cpu.ts';
 import type { StatementCounts } from './statement-count.ts';
 
@@ -26,6 +27,9 @@ async function spawnServer(script: string): Promise<ServerChild> {
   });
   return { url: (JSON.parse(line) as { url: string }).url, pid: child.pid!, close: () => child.stdin.end() };
 }
+
+/** The marketplace's client of a bench's ANM node: reads batched as in production (ADR 0107), one request each with BENCH_RPC_BATCH=0. */
+export const marketAnmRpc = (url: string): AnmRpcClient => new AnmRpcClient(url, { batchReads: process.env.BENCH_RPC_BATCH !== '0' });
 
 /** An empty devnet in a process of its own (mines only on request). */
 export const spawnDevnet = (): Promise<ServerChild> => spawnServer('devnet-serve.ts');
