@@ -48,11 +48,12 @@ export function encodeAddress(hrp: string, hash: Uint8Array): string {
   return bech32m.encode(hrp, bech32m.toWords(hash), ADDRESS_MAX_LENGTH);
 }
 
-export function addressFromPublicKey(publicKey: Uint8Array, hrp: string): string {
+/** `hash`: SHA-256 (noble's unless the caller has a faster one: VerifyTxOptions.sha256). */
+export function addressFromPublicKey(publicKey: Uint8Array, hrp: string, hash: (bytes: Uint8Array) => Uint8Array = sha256): string {
   if (publicKey.length !== ML_DSA65_PUBLIC_KEY_LENGTH) {
     throw new AddressError('wrong_length', `ML-DSA-65 public key must be ${ML_DSA65_PUBLIC_KEY_LENGTH} bytes, got ${publicKey.length}`);
   }
-  return encodeAddress(hrp, sha256(publicKey));
+  return encodeAddress(hrp, hash(publicKey));
 }
 
 export interface DecodedAddress {

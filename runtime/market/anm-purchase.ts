@@ -40,16 +40,27 @@ async function verifyOne(lane: AnmLane, ctx: PurchaseContext, leg: LegName, raw:
   return { ...c.transfer, known: c.known === true };
 }
 
-const asLeg = (t: CheckedTransfer, ctx: PurchaseContext, leg: LegName, validBefore: number): VerifiedLeg => ({
-  pay_to: ctx[leg].pay_to,
-  amount: ctx[leg].amount,
-  payer: t.payer,
-  // The transfer itself is what one leg may back once: its hash (a replay is the same hash).
-  nonce: t.hash,
-  valid_before: validBefore * 1000,
-  payload: { transaction: t.hex, ...(t.validBefore !== null && { validBefore: String(t.validBefore) }) },
-  tx_hash: t.hash,
-});
+/**
+ * The account nonce of each leg this process verified, so that holding it (anmNonces) does not
+ * decode the ~10,000 hex digits of the transfer a second time. Keyed by the leg object itself:
+ * a leg this process did not verify (or a copy of one) is decoded.
+ */
+const accountNonces = new WeakMap<VerifiedLeg, bigint>();
+
+const asLeg = (t: CheckedTransfer, ctx: PurchaseContext, leg: LegName, validBefore: number): VerifiedLeg => {
+  const verified: VerifiedLeg = {
+    pay_to: ctx[leg].pay_to,
+    amount: ctx[leg].amount,
+    payer: t.payer,
+    // The transfer itself is what one leg may back once: its hash (a replay is the same hash).
+    nonce: t.hash,
+    valid_before: validBefore * 1000,
+    payload: { transaction: t.hex, ...(t.validBefore !== null && { validBefore: String(t.validBefore) }) },
+    tx_hash: t.hash,
+  };
+  accountNonces.set(verified, t.tx.nonce);
+  return verified;
+};
 
 /**
  * Both legs against the quote and the node; throws the refusal the purchase answers with.
@@ -81,7 +92,12 @@ export async function verifyAnmLegs(lane: AnmLane, ctx: PurchaseContext, raw: { 
  * carry its nonce meanwhile.
  */
 export function anmNonces(legs: { seller: VerifiedLeg; fee: VerifiedLeg }): NonceToHold[] {
-  const of = (leg: VerifiedLeg, name: LegName): NonceToHold => ({ payer: leg.payer, nonce: decodeSignedTx(String(leg.payload.transaction)).nonce, leg: name, hash: leg.nonce });
+  const of = (leg: VerifiedLeg, name: LegName): NonceToHold => ({
+    payer: leg.payer,
+    nonce: accountNonces.get(leg) ?? decodeSignedTx(String(leg.payload.transaction)).nonce,
+    leg: name,
+    hash: leg.nonce,
+  });
   return [of(legs.seller, 'seller'), of(legs.fee, 'fee')];
 }
 

@@ -26,7 +26,7 @@ import {
 import { payer, paymentTx } from '../../../machines/chain/fixtures.test-util.ts';
 import { WASM_BASE64, WASM_BUILD } from './mldsa65-wasm/binary.gen.ts';
 import { WASM_BACKEND_NAME, WasmVerifierError, createWasmVerifier, selfTestWasmVerifier } from './mldsa65-wasm/loader.ts';
-import { NOBLE_BACKEND_NAME, selectVerifyBackend, verifyBackendName, verifySignature } from './verify.ts';
+import { NOBLE_BACKEND_NAME, nativeSha256, selectVerifyBackend, verifyBackendName, verifySignature } from './verify.ts';
 
 const wasm = createWasmVerifier();
 const noble = nobleVerify;
@@ -141,6 +141,9 @@ describe('ML-DSA-65 WebAssembly backend (PQClean) agrees with noble', () => {
       agree(v.name, true, s.from_public_key, hexToBytes(v.signing_bytes), s.signature, TX_SIGNATURE_CONTEXT);
       const r = verifyTx(v.signed_tx, { ...network, verify: wasm });
       expect(r.ok && { hash: r.hash, from: r.from }).toEqual({ hash: v.tx_hash, from: v.from });
+      // The runtime's native SHA-256 gives the vectors' hash and sender too.
+      const n = verifyTx(v.signed_tx, { ...network, verify: wasm, sha256: nativeSha256 });
+      expect(n.ok && { hash: n.hash, from: n.from }).toEqual({ hash: v.tx_hash, from: v.from });
     }
   });
 

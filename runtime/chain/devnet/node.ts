@@ -8,7 +8,7 @@
  * faucet outside blocks, reorg rules).
  */
 import { NETWORKS, decodeAddress, verifyTx, type NetworkName } from '../../../machines/chain/index.ts';
-import { verifyTransaction } from '../codec/verify.ts';
+import { nativeSha256, verifyTransaction } from '../codec/verify.ts';
 import { RpcError } from '../rpc-errors.ts';
 import { U64_MAX, type HeadRef, type NonceTag, type ReorgResult } from '../rpc-types.ts';
 import type { Block, BlockTx, PoolTx } from './block.ts';
@@ -250,7 +250,7 @@ export class DevnetNode {
         }
         case 'tx': {
           // Verified when it was accepted; only decoded now.
-          const v = verifyTx(r.raw, { chainId: this.chainId, hrp: this.hrp, verify: () => true });
+          const v = verifyTx(r.raw, { chainId: this.chainId, hrp: this.hrp, verify: () => true, sha256: nativeSha256 });
           if (!v.ok) throw corrupt(i, `transaction does not decode: ${v.error.message}`);
           this.chain.admit(v);
           return;

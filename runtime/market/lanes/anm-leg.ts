@@ -11,7 +11,7 @@
  */
 import { NETWORKS, verifyTx, type SignedTransaction } from '../../../machines/chain/index.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
-import { verifySignature } from '../../chain/codec/verify.ts';
+import { nativeSha256, verifySignature } from '../../chain/codec/verify.ts';
 
 /** `native:1` is the live chain: chain id 1, addresses `anm1…` (DESIGN §3). */
 export const ANM_CHAIN = NETWORKS.live;
@@ -52,7 +52,7 @@ export const legReference = (intentId: string, leg: 'seller' | 'fee'): string =>
 export function asExactAnmPayload(p: unknown): ExactAnmPayload | null {
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return null;
   const { transaction, validBefore } = p as Record<string, unknown>;
-  if (typeof transaction !== 'string' || !/^([0-9a-f]{2})+$/.test(transaction)) return null;
+  if (typeof transaction !== 'string' || transaction.length % 2 !== 0 || !/^[0-9a-f]+$/.test(transaction)) return null;
   if (validBefore !== undefined && (typeof validBefore !== 'string' || !/^[1-9][0-9]{0,11}$/.test(validBefore))) return null;
   return { transaction, ...(validBefore !== undefined && { validBefore }) };
 }
@@ -67,7 +67,7 @@ export function checkAnmAccepted(accepted: Record<string, unknown> | undefined, 
 
 /** Decodes and checks the signed transfer against the expected payment at `nowS`. Never throws. */
 export function checkTransfer(p: ExactAnmPayload, e: AnmExpected, nowS: number): AnmCheck {
-  const v = verifyTx(p.transaction, { chainId: ANM_CHAIN.chainId, hrp: ANM_CHAIN.hrp, verify: verifySignature });
+  const v = verifyTx(p.transaction, { chainId: ANM_CHAIN.chainId, hrp: ANM_CHAIN.hrp, verify: verifySignature, sha256: nativeSha256 });
   if (!v.ok) {
     const code = v.error.code;
     if (code === 'bad_signature') return fail('invalid_exact_anm_signature', v.error.message);
