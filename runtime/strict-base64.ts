@@ -10,11 +10,16 @@
  * faster than a decoder in JavaScript (@scure/base's, the reference a property test holds this
  * equal to).
  */
-const URL_ALPHABET = /^[A-Za-z0-9_-]*$/;
+/**
+ * base64url when the text has none of base64's own characters. Any other stray character fails
+ * the round trip whichever alphabet is tried, so three native scans decide what a pattern over
+ * the whole text did: a leg of the ANM lane is 14 KB of base64, where a pattern costs ~30 µs.
+ */
+const urlAlphabet = (s: string): boolean => !s.includes('+') && !s.includes('/') && !s.includes('=');
 
 /** The bytes of a canonical base64 or base64url text, or null. */
 export function strictBase64(s: string): Uint8Array | null {
-  const encoding = URL_ALPHABET.test(s) ? 'base64url' : 'base64';
+  const encoding = urlAlphabet(s) ? 'base64url' : 'base64';
   const bytes = Buffer.from(s, encoding);
   if (bytes.toString(encoding) !== s) return null;
   // A copy: a short text's bytes are a view into Node's shared pool, which other requests' bytes fill.

@@ -9,7 +9,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { addressFromPublicKey, decodeSignedTx, encodeSignedTx, keypairFromSeed, signTx, signingBytes, txHash } from '../../machines/chain/index.ts';
-import { checkTransfer } from '../../runtime/market/lanes/anm-leg.ts';
+import { asExactAnmPayload, checkTransfer } from '../../runtime/market/lanes/anm-leg.ts';
 import { ExactAnmSplitScheme } from '../../runtime/market/client/exact-anm-split.ts';
 
 interface VectorLeg {
@@ -51,7 +51,7 @@ describe('docs/marketplace.md exact-anm-split test vector', () => {
     const hex = encodeSignedTx(signTx(tx, buyer.secretKey));
     expect(hex.length / 2).toBe(l.signed_bytes);
     expect(bytesToHex(sha256(hexToBytes(hex)))).toBe(l.tx_hash);
-    const c = checkTransfer({ transaction: hex }, { scheme: 'exact-anm', payTo: l.payTo, amount: BigInt(l.amount), reference: l.reference }, 0);
+    const c = checkTransfer(asExactAnmPayload({ transaction: hex })!, { scheme: 'exact-anm', payTo: l.payTo, amount: BigInt(l.amount), reference: l.reference }, 0);
     expect(c.ok && { payer: c.transfer.payer, hash: c.transfer.hash }).toEqual({ payer: v.buyer, hash: l.tx_hash });
   });
 

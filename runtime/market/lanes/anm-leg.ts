@@ -12,6 +12,7 @@
 import { NETWORKS, verifyTx, type SignedTransaction } from '../../../machines/chain/index.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
 import { nativeSha256, verifySignature } from '../../chain/codec/verify.ts';
+import { strictLowerHex } from '../../strict-hex.ts';
 
 /** `native:1` is the live chain: chain id 1, addresses `anm1…` (DESIGN §3). */
 export const ANM_CHAIN = NETWORKS.live;
@@ -21,6 +22,8 @@ export const ANM_ASSET = 'ANM';
 export interface ExactAnmPayload {
   /** Lowercase hex of the signed transaction bytes. */
   transaction: string;
+  /** Those bytes, decoded once (runtime/strict-hex.ts) for every later check. */
+  bytes: Uint8Array;
   /** Unix seconds after which the buyer no longer wants the leg settled (not signed: the buyer's bound). */
   validBefore?: string;
 }
@@ -52,9 +55,11 @@ export const legReference = (intentId: string, leg: 'seller' | 'fee'): string =>
 export function asExactAnmPayload(p: unknown): ExactAnmPayload | null {
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return null;
   const { transaction, validBefore } = p as Record<string, unknown>;
-  if (typeof transaction !== 'string' || transaction.length % 2 !== 0 || !/^[0-9a-f]+$/.test(transaction)) return null;
+  if (typeof transaction !== 'string' || transaction === '') return null;
+  const bytes = strictLowerHex(transaction);
+  if (!bytes) return null;
   if (validBefore !== undefined && (typeof validBefore !== 'string' || !/^[1-9][0-9]{0,11}$/.test(validBefore))) return null;
-  return { transaction, ...(validBefore !== undefined && { validBefore }) };
+  return { transaction, bytes, ...(validBefore !== undefined && { validBefore }) };
 }
 
 /** What the payment's `accepted` requirements say, against the expected scheme and network. */
@@ -67,7 +72,7 @@ export function checkAnmAccepted(accepted: Record<string, unknown> | undefined, 
 
 /** Decodes and checks the signed transfer against the expected payment at `nowS`. Never throws. */
 export function checkTransfer(p: ExactAnmPayload, e: AnmExpected, nowS: number): AnmCheck {
-  const v = verifyTx(p.transaction, { chainId: ANM_CHAIN.chainId, hrp: ANM_CHAIN.hrp, verify: verifySignature, sha256: nativeSha256 });
+  const v = verifyTx(p.bytes, { chainId: ANM_CHAIN.chainId, hrp: ANM_CHAIN.hrp, verify: verifySignature, sha256: nativeSha256 });
   if (!v.ok) {
     const code = v.error.code;
     if (code === 'bad_signature') return fail('invalid_exact_anm_signature', v.error.message);
