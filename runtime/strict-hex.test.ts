@@ -31,7 +31,10 @@ describe('strictLowerHex: lowercase, even-length hex only', () => {
 
   it('reads a signed transfer’s length and the empty text, into bytes of their own', () => {
     const hex = Buffer.from(Array.from({ length: 5_300 }, (_, i) => (i * 7) & 0xff)).toString('hex');
-    expect(Buffer.from(strictLowerHex(hex)!).toString('hex')).toBe(hex);
+    const long = strictLowerHex(hex)!;
+    expect(Buffer.from(long).toString('hex')).toBe(hex);
+    // A plain Uint8Array, not a Buffer: slice() copies (the decoded key and signature own their bytes).
+    expect(Buffer.isBuffer(long)).toBe(false);
     expect(Array.from(strictLowerHex('')!)).toEqual([]);
     const short = strictLowerHex('00ff')!;
     expect(short.buffer.byteLength).toBe(2);

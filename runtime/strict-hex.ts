@@ -9,6 +9,8 @@
 export function strictLowerHex(s: string): Uint8Array | null {
   const bytes = Buffer.from(s, 'hex');
   if (bytes.length * 2 !== s.length || bytes.toString('hex') !== s) return null;
-  // A short text's bytes are a view into Node's shared pool, which other requests' bytes fill.
-  return bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  // A short text's bytes are a view into Node's shared pool, which other requests' bytes fill:
+  // copied. A long one's own memory is viewed as a plain Uint8Array, whose slice() copies (a
+  // Buffer's would be a view, and the decoded key and signature would alias these bytes).
+  return bytes.byteLength === bytes.buffer.byteLength ? new Uint8Array(bytes.buffer, 0, bytes.length) : new Uint8Array(bytes);
 }
