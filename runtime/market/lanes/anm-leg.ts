@@ -9,9 +9,9 @@
  * amount. Reason codes are in the style of @x402/evm's (`invalid_exact_anm_…`). Nonce and
  * balance are the node's to check (anm-lane.ts).
  */
-import { NETWORKS, verifyTx, type SignedTransaction } from '../../../machines/chain/index.ts';
+import { NETWORKS, type SignedTransaction } from '../../../machines/chain/index.ts';
 import { MARKET_LANES } from '../../../machines/money/market.ts';
-import { nativeSha256, verifySignature } from '../../chain/codec/verify.ts';
+import { verifyTransaction } from '../../chain/codec/verify.ts';
 import { strictLowerHex } from '../../strict-hex.ts';
 
 /** `native:1` is the live chain: chain id 1, addresses `anm1…` (DESIGN §3). */
@@ -72,7 +72,7 @@ export function checkAnmAccepted(accepted: Record<string, unknown> | undefined, 
 
 /** Decodes and checks the signed transfer against the expected payment at `nowS`. Never throws. */
 export function checkTransfer(p: ExactAnmPayload, e: AnmExpected, nowS: number): AnmCheck {
-  const v = verifyTx(p.bytes, { chainId: ANM_CHAIN.chainId, hrp: ANM_CHAIN.hrp, verify: verifySignature, sha256: nativeSha256 });
+  const v = verifyTransaction(p.bytes, ANM_CHAIN);
   if (!v.ok) {
     const code = v.error.code;
     if (code === 'bad_signature') return fail('invalid_exact_anm_signature', v.error.message);
